@@ -1,0 +1,29 @@
+# make install | test | test-slow | demo | bench | clean
+PYTHON ?= python3
+STAMP := .make/installed
+
+.PHONY: install test test-slow demo bench clean
+
+# Editable install of sstad with its test tools; redone only when pyproject.toml changes.
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m pip install -e ".[test]"
+	@mkdir -p $(@D) && touch $@
+
+test: install
+	$(PYTHON) -m pytest -q -m "not slow"
+
+# The whole suite, slow tests included.
+test-slow: install
+	$(PYTHON) -m pytest -q
+
+demo: install
+	$(PYTHON) examples/demo.py
+
+bench: install
+	$(PYTHON) benchmarks/run.py
+
+clean:
+	rm -rf .make build dist *.egg-info .pytest_cache .hypothesis .benchmarks
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

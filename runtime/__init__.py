@@ -1,0 +1,8 @@
+"""What generated code calls: primitives with their rules, grouped by family.
+
+Importing this package registers every primitive.  Nothing here imports the compiler.
+"""
+from sstad.runtime.primitive import PRIMITIVES, Primitive, lookup  # noqa: F401
+from sstad.runtime import (  # noqa: F401  (registration side effects)
+    elementwise, reduce, shape, index, creation, linalg, containers, helpers)
+from sstad.runtime.helpers import *  # noqa: F401,F403  (names the emitted code uses as rt.*)

@@ -1,0 +1,118 @@
+"""Elementwise primitives: operators, NumPy ufuncs, the math module, scalar builtins."""
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from sstad.runtime import abstract as A
+from sstad.runtime.primitive import (NUMPY_FUNCTIONS, Primitive, by_prototype, emit_binary,
+                                     emit_call, emit_unary, numpy_primitive)
+
+UFUNCS = """abs sign negative positive exp expm1 exp2 log log1p log2 log10 sqrt cbrt square
+reciprocal sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh floor ceil
+trunc rint isnan isinf isfinite logical_not maximum minimum fmax fmin arctan2 hypot logaddexp
+logical_and logical_or logical_xor power add subtract multiply divide true_divide floor_divide
+mod remainder fmod copysign heaviside less less_equal greater greater_equal equal not_equal
+where clip round""".split()
+
+for _name in UFUNCS:
+    numpy_primitive(_name, getattr(np, _name), elementwise=True)
+NUMPY_FUNCTIONS[id(np.absolute)] = "abs"
+NUMPY_FUNCTIONS[id(np.around)] = "round"
+
+OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
+             "mod": "%", "pow": "**", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+             "eq": "==", "ne": "!=", "and_": "&", "or_": "|", "xor": "^"}
+for _name, _symbol in OPERATORS.items():
+    _fn = getattr(operator, _name)
+    Primitive("op." + _name, _fn, by_prototype(_fn), emit_binary(_symbol), elementwise=True)
+Primitive("op.matmul", operator.matmul, by_prototype(operator.matmul), emit_binary("@"))
+for _name, _symbol in {"neg": "-", "pos": "+", "invert": "~"}.items():
+    _fn = getattr(operator, _name)
+    Primitive("op." + _name, _fn, by_prototype(_fn), emit_unary(_symbol), elementwise=True)
+
+
+def _scalar_only(name, out):
+    def infer(avals, params):
+        if not all(isinstance(a, A.Scalar) for a in avals):
+            raise TypeError(f"{name} takes scalars, not arrays: use the NumPy function")
+        return out(avals)
+    return infer
+
+
+Primitive("op.not_", operator.not_, _scalar_only("not", lambda a: A.BOOL), emit_unary("not "))
+Primitive("op.truth", bool, _scalar_only("a condition", lambda a: A.BOOL), emit_call("bool"))
+
+# --- the math module: scalars in, Python scalars out -------------------------------
+MATH_FLOAT = """sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp expm1 log
+log1p log2 log10 sqrt fabs erf erfc gamma lgamma atan2 hypot pow copysign fmod degrees
+radians""".split()
+MATH_INT = "floor ceil trunc".split()
+MATH_BOOL = "isnan isinf isfinite".split()
+for _kind, _names, _out in (("f", MATH_FLOAT, A.Scalar(np.dtype(np.float64), True)),
+                            ("i", MATH_INT, A.Scalar(np.dtype(np.int64), True)),
+                            ("b", MATH_BOOL, A.Scalar(np.dtype(np.bool_), True))):
+    for _name in _names:
+        _fn = getattr(math, _name)
+        Primitive("math." + _name, _fn, _scalar_only("math." + _name, lambda a, o=_out: o),
+                  emit_call("math." + _name))
+        NUMPY_FUNCTIONS[id(_fn)] = "math." + _name
+
+# --- builtins on scalars ------------------------------------------------------------
+_WEAK = {float: np.float64, int: np.int64, bool: np.bool_}
+for _fn in (float, int, bool):
+    Primitive("builtin." + _fn.__name__, _fn,
+              _scalar_only(_fn.__name__, lambda a, t=_WEAK[_fn]: A.Scalar(np.dtype(t), True)),
+              emit_call(_fn.__name__))
+
+
+def _minmax_infer(avals, params):
+    out = avals[0]
+    for a in avals[1:]:
+        out = A.join(out, a)
+    if not isinstance(out, A.Scalar):
+        raise TypeError("min/max of several values takes scalars: use np.minimum/np.maximum")
+    return out
+
+
+for _fn in (builtins.min, builtins.max):
+    Primitive("builtin." + _fn.__name__, _fn, _minmax_infer, emit_call(_fn.__name__))
+Primitive("builtin.abs", builtins.abs, _scalar_only("abs", lambda a: a[0]), emit_call("abs"))
+
+
+def _astype_infer(avals, params):
+    dtype = np.dtype(params["dtype"])
+    a = avals[0]
+    return A.Array(dtype, a.ndim) if isinstance(a, A.Array) else A.Scalar(dtype)
+
+
+def _astype_emit(args, params):
+    dtype = np.dtype(params["dtype"])
+    return f"{args[0]}.astype(np.{dtype.name})" if params.get("array") else f"np.{dtype.name}({args[0]})"
+
+
+# ``astype``, and the casts the compiler inserts to keep code type-stable.
+Primitive("astype", lambda x, dtype, array=True: np.asarray(x).astype(dtype), _astype_infer,
+          _astype_emit)
+
+# --- in-place arithmetic on arrays: ``x += v`` writes into x (aliases see it) --------
+INPLACE = {"add": "+=", "sub": "-=", "mul": "*=", "truediv": "/=", "floordiv": "//=",
+           "mod": "%=", "pow": "**="}
+
+
+def _inplace_infer(op):
+    def infer(avals, params):
+        x = avals[0]
+        out = by_prototype(getattr(operator, op))(avals, params)
+        if not isinstance(out, A.Array) or out.ndim > x.ndim:
+            raise TypeError(f"the result of {op} does not fit the array updated in place")
+        if np.result_type(out.dtype, x.dtype) != x.dtype:
+            raise TypeError(f"cannot store {out.dtype} results in a {x.dtype} array in place")
+        return x
+    return infer
+
+
+for _name, _symbol in INPLACE.items():
+    Primitive("iop." + _name, getattr(operator, "i" + _name), _inplace_infer(_name),
+              lambda args, params, avals, s=_symbol: f"{args[0]} {s} {args[1]}", mutates=True)

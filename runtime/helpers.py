@@ -1,0 +1,67 @@
+"""Functions the emitted code calls as ``rt.NAME`` where Numba lacks a NumPy feature.
+
+Each is plain NumPy (what the python backend runs) with a Numba overload of the same
+function (what compiled code runs), so one emitted text serves both backends.
+"""
+import numpy as np
+from numba import njit
+from numba.extending import overload
+from numba.np.numpy_support import as_dtype
+from numba.np.unsafe.ndarray import to_fixed_tuple
+
+AXIS_REDUCTIONS = "max min amax amin prod mean var std any all".split()
+__all__ = [f"{name}_axis" for name in AXIS_REDUCTIONS]
+
+
+def _reduce_along(reduce1d, out_dtype, ndim):
+    """Numba implementation of ``reduce1d`` along one axis of an ``ndim``-array."""
+    kept = ndim - 1
+
+    def impl(x, axis):
+        shape = np.array(x.shape)
+        outer = 1
+        for i in range(axis):
+            outer *= shape[i]
+        inner = 1
+        for i in range(axis + 1, ndim):
+            inner *= shape[i]
+        n = shape[axis]
+        cube = np.ascontiguousarray(x).reshape((outer, n, inner))
+        out = np.empty((outer, inner), out_dtype)
+        line = np.empty(n, x.dtype)
+        for o in range(outer):
+            for i in range(inner):
+                for j in range(n):
+                    line[j] = cube[o, j, i]
+                out[o, i] = reduce1d(line)
+        out_shape = np.empty(kept, np.int64)
+        k = 0
+        for i in range(ndim):
+            if i != axis:
+                out_shape[k] = shape[i]
+                k += 1
+        return out.reshape(to_fixed_tuple(out_shape, kept))
+    return impl
+
+
+def _define(name):
+    reduce_np = getattr(np, name)
+
+    def helper(x, axis):
+        return reduce_np(x, axis=axis)
+    helper.__name__ = helper.__qualname__ = f"{name}_axis"
+    helper.__doc__ = f"``np.{name}(x, axis=axis)``, also under Numba."
+
+    reduce1d = njit(lambda line: reduce_np(line))
+
+    @overload(helper)
+    def _numba_helper(x, axis):
+        out_dtype = reduce_np(np.ones(1, as_dtype(x.dtype))).dtype.type
+        if x.ndim == 1:
+            return lambda x, axis: reduce1d(x)
+        return _reduce_along(reduce1d, out_dtype, x.ndim)
+    return helper
+
+
+for _name in AXIS_REDUCTIONS:
+    globals()[f"{_name}_axis"] = _define(_name)

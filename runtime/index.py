@@ -1,0 +1,132 @@
+"""Indexing: ``x[index]`` reads and ``x[index] = v`` writes (in place).
+
+The index is a static tuple of items, each an atom slot (an int, an int array or a
+boolean mask), a ``slice`` whose bounds are slots, ints or None, ``None`` (new axis) or
+``Ellipsis``.  Writes mutate their first argument: the emitted code writes in place and
+the result is the new version of the array.
+"""
+import numpy as np
+
+from sstad.runtime import abstract as A
+from sstad.runtime.primitive import Primitive, Slot, literal
+
+
+def _bound_text(bound, args):
+    if bound is None:
+        return ""
+    return args[bound] if isinstance(bound, Slot) else literal(bound)
+
+
+def index_text(items, args):
+    parts = []
+    for item in items:
+        if isinstance(item, slice):
+            text = f"{_bound_text(item.start, args)}:{_bound_text(item.stop, args)}"
+            if item.step is not None:
+                text += f":{_bound_text(item.step, args)}"
+            parts.append(text)
+        elif isinstance(item, Slot):
+            parts.append(args[item])
+        else:
+            parts.append(literal(item))
+    return ", ".join(parts) if parts else "..."
+
+
+def result_of_index(x, items, avals):
+    """The abstract value of ``x[items]``."""
+    if isinstance(x, A.ListOf):
+        if len(items) != 1 or isinstance(items[0], slice) or items[0] is None:
+            raise TypeError("a list takes one integer index")
+        return x.elem
+    if not isinstance(x, A.Array):
+        raise TypeError(f"cannot index a {x}")
+    consumed = kept = 0
+    advanced = []
+    for item in items:
+        if item is None:
+            kept += 1
+        elif item is Ellipsis:
+            continue
+        elif isinstance(item, slice):
+            consumed += 1
+            kept += 1
+        elif not isinstance(item, Slot):      # a constant int
+            consumed += 1
+        else:
+            a = avals[item]
+            if isinstance(a, A.Scalar) and a.dtype.kind in "iu":
+                consumed += 1
+            elif isinstance(a, A.Array) and a.dtype.kind in "iu":
+                consumed += 1
+                advanced.append(a.ndim)
+            elif isinstance(a, A.Array) and a.dtype.kind == "b":
+                consumed += a.ndim
+                advanced.append(1)
+            else:
+                raise TypeError(f"an index must be an int, a slice, an int array or a boolean mask, not {a}")
+    if consumed > x.ndim:
+        raise TypeError(f"too many indices: {consumed} for an array of rank {x.ndim}")
+    ndim = x.ndim - consumed + kept + (max(advanced) if advanced else 0)
+    return A.Array(x.dtype, ndim) if ndim else A.Scalar(x.dtype)
+
+
+def _getitem_infer(avals, params):
+    return result_of_index(avals[0], params["index"], avals)
+
+
+def _single_mask(items, avals):
+    """A lone n-d boolean mask (n > 1): Numba only takes 1-d masks, so we ravel."""
+    return (len(items) == 1 and isinstance(items[0], Slot)
+            and isinstance(avals[items[0]], A.Array) and avals[items[0]].dtype.kind == "b"
+            and avals[items[0]].ndim > 1)
+
+
+def _getitem_emit(args, params, avals):
+    items = params["index"]
+    if _single_mask(items, avals):
+        return f"{args[0]}.ravel()[{args[items[0]]}.ravel()]"
+    return f"{args[0]}[{index_text(items, args)}]"
+
+
+def concrete_index(items, args):
+    """The NumPy index that ``items`` describes, given the argument values."""
+    def value(v):
+        return args[v] if isinstance(v, Slot) else v
+    return tuple(slice(value(i.start), value(i.stop), value(i.step)) if isinstance(i, slice)
+                 else value(i) for i in items)
+
+
+def _getitem_impl(x, *rest, index):
+    return x[concrete_index(index, (x, *rest))]
+
+
+Primitive("getitem", _getitem_impl, _getitem_infer, _getitem_emit)
+
+
+def _setitem_infer(avals, params):
+    x, value = avals[0], avals[1]
+    target = result_of_index(x, params["index"], avals)
+    if isinstance(x, A.ListOf):
+        if A.join(x.elem, value) != x.elem:
+            raise TypeError(f"cannot store a {value} in a {x}")
+        return x
+    if isinstance(value, A.Array) and (not isinstance(target, A.Array) or value.ndim > target.ndim):
+        raise TypeError(f"cannot assign a {value} to x[...] of type {target}")
+    if np.result_type(x.dtype, value.dtype) != x.dtype and x.dtype.kind != "f":
+        raise TypeError(f"storing {value} into a {x} would lose precision")
+    return x
+
+
+def _setitem_emit(args, params, avals):
+    items = params["index"]
+    if _single_mask(items, avals):
+        return f"{args[0]}[...] = np.where({args[items[0]]}, {args[1]}, {args[0]})"
+    return f"{args[0]}[{index_text(items, args)}] = {args[1]}"
+
+
+def _setitem_impl(x, value, *rest, index):
+    x[concrete_index(index, (x, value, *rest))] = value
+    return x
+
+
+Primitive("setitem", _setitem_impl, _setitem_infer, _setitem_emit, mutates=True)

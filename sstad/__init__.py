@@ -1,0 +1,16 @@
+"""sstad: source-to-source automatic differentiation for Python and NumPy.
+
+>>> import numpy as np, sstad
+>>> @sstad.jit
+... def norm(x):
+...     s = 0.0
+...     for v in x:
+...         s += v * v
+...     return np.sqrt(s)
+>>> float(norm(np.array([3.0, 4.0])))
+5.0
+"""
+from sstad import errors  # noqa: F401
+from sstad.api import dump, jit  # noqa: F401
+
+__all__ = ["jit", "dump", "errors"]

@@ -1,0 +1,192 @@
+"""The public API: ``jit`` and ``dump``."""
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numba
+import numpy as np
+
+from sstad.backend.loader import load_numba, load_python
+from sstad.backend.python import emit_module
+from sstad.errors import BackendError, SstadError
+from sstad.frontend.lower import flatten_runtime, lower
+from sstad.ir.printer import format_module
+from sstad.ir.verify import verify_module
+from sstad.passes import PASSES, run_passes
+from sstad.runtime import abstract as A
+
+BACKENDS = ("numba", "python")
+STAGES = ("ir", "python", "llvm")
+
+
+class Compiled:
+    """The result of lowering ``fn`` for one signature, ready to run."""
+
+    def __init__(self, fn, args, after=None):
+        self.fn = fn
+        self.module, self.in_tree, self.out_tree, self.captures = lower(fn, args)
+        verify_module(self.module)
+        run_passes(self.module, until=after)
+        self.source = emit_module(self.module)
+        self.names = [f.name for f in self.module.functions]
+        self.entry = self.module.entry.name
+        self._callables = {}
+
+    def callable(self, backend):
+        if backend not in self._callables:
+            if backend == "python":
+                self._callables[backend] = load_python(self.source, self.entry, self.fn.__name__)
+            else:
+                self._callables[backend] = load_numba(self.source, self.names, self.entry,
+                                                      self.fn.__name__)[0]
+        return self._callables[backend]
+
+    def leaves(self, args):
+        _, leaves = flatten_runtime(args)
+        captured = [c.fetch() for c in self.captures]
+        for c, value in zip(self.captures, captured):
+            if A.of_value(value) != c.type:
+                return None
+        return leaves + captured
+
+    def run(self, backend, leaves):
+        out = self.callable(backend)(*leaves)
+        count = len(self.module.entry.body.results)
+        flat = [] if count == 0 else [out] if count == 1 else list(out)
+        return _unflatten_output(self.out_tree, flat)
+
+
+def _unflatten_output(treedef, leaves):
+    it = iter(leaves)
+
+    def build(d):
+        kind = d[0]
+        if kind == "leaf":
+            return next(it)
+        if kind in ("list", "tuple"):
+            items = [build(x) for x in d[1]]
+            return items if kind == "list" else tuple(items)
+        if kind == "dict":
+            return dict(zip(d[1], (build(x) for x in d[2])))
+        return d[1]
+    return build(treedef)
+
+
+def _signature(args):
+    treedef, leaves = flatten_runtime(args)
+    return _hashable(treedef), tuple(A.of_value(v) for v in leaves)
+
+
+def _hashable(treedef):
+    if treedef[0] == "static":
+        v = treedef[1]
+        try:
+            hash(v)
+            return ("static", type(v).__name__, v)
+        except TypeError:
+            return ("static", id(v))
+    return tuple(_hashable(x) if isinstance(x, tuple) and x and isinstance(x[0], str) and x[0] in
+                 ("leaf", "list", "tuple", "dict", "static") else
+                 tuple(_hashable(y) for y in x) if isinstance(x, tuple) and x and isinstance(x[0], tuple)
+                 else x for x in treedef)
+
+
+class Jitted:
+    """A function compiled per argument signature.  See :func:`jit`."""
+
+    def __init__(self, fn, backend, fallback):
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
+        self.fn, self.backend, self.fallback = fn, backend, fallback
+        self._compiled = {}
+        functools.update_wrapper(self, fn)
+
+    def specialise(self, args):
+        key = _signature(args)
+        if key not in self._compiled:
+            self._compiled[key] = Compiled(self.fn, args)
+        return self._compiled[key]
+
+    def __call__(self, *args):
+        compiled = self.specialise(args)
+        leaves = compiled.leaves(args)
+        if leaves is None:                         # a captured global changed type
+            self._compiled.pop(_signature(args))
+            compiled = self.specialise(args)
+            leaves = compiled.leaves(args)
+        if self.backend == "python":
+            return compiled.run("python", leaves)
+        try:
+            return compiled.run("numba", leaves)
+        except (numba.core.errors.TypingError, numba.core.errors.UnsupportedError,
+                numba.core.errors.LoweringError) as exc:
+            first = str(exc).strip().splitlines()
+            detail = next((line for line in first if line.strip() and "nopython" not in line), first[0])
+            error = BackendError(
+                f"Numba cannot compile `{self.fn.__name__}` in nopython mode: {detail.strip()}",
+                compiled.module.entry.loc,
+                "use sstad.jit(f, backend='python'), or sstad.jit(f, fallback=True) to fall back "
+                "automatically; `sstad.dump(f, *args, emit='python')` shows the code Numba saw")
+            if not self.fallback:
+                raise error from None
+            warnings.warn(str(error), stacklevel=2)
+            self.backend = "python"
+            return compiled.run("python", leaves)
+
+
+def jit(fn=None, *, backend="numba", fallback=False):
+    """Compile a NumPy function: ``sstad.jit(f)`` or ``@sstad.jit``.
+
+    ``backend="numba"`` (default) compiles the emitted Python with ``numba.njit`` in
+    nopython mode; ``backend="python"`` runs the same text with ``exec``.  If Numba
+    cannot type the code, a :class:`~sstad.errors.BackendError` says why, unless
+    ``fallback=True``, which warns and uses the python backend.
+
+    >>> import numpy as np, sstad
+    >>> @sstad.jit(backend="python")
+    ... def f(x):
+    ...     return (x * x).sum()
+    >>> float(f(np.arange(3.0)))
+    5.0
+    """
+    if fn is None:
+        return lambda f: Jitted(f, backend, fallback)
+    return Jitted(fn, backend, fallback)
+
+
+def dump(fn, *args, emit="ir", after=None):
+    """The text of one compilation stage of ``fn`` specialised to ``args``.
+
+    ``emit``: ``"ir"`` (the ANF IR), ``"python"`` (the emitted source) or ``"llvm"``
+    (Numba's LLVM IR of the entry function).  ``after``: the name of a pass to stop
+    after (``"lowering"`` for the IR before any pass).
+    """
+    if emit not in STAGES:
+        raise ValueError(f"emit must be one of {STAGES}, not {emit!r}")
+    fn = getattr(fn, "fn", fn)
+    if after is not None and after != "lowering" and after not in PASSES:
+        raise ValueError(f"unknown pass {after!r}; passes: lowering, {', '.join(PASSES)}")
+    if after == "lowering":
+        module, *_ = lower(fn, args)
+        verify_module(module)
+        compiled = None
+    else:
+        compiled = Compiled(fn, args, after=after)
+        module = compiled.module
+    if emit == "ir":
+        return format_module(module)
+    if emit == "python":
+        return compiled.source if compiled else emit_module(module)
+    compiled = compiled or Compiled(fn, args)
+    dispatcher = compiled.callable("numba")
+    leaves = compiled.leaves(args)
+    signature = tuple(numba.typeof(v) for v in leaves)
+    try:
+        dispatcher.compile(signature)
+    except numba.core.errors.TypingError as exc:
+        raise BackendError(f"Numba cannot compile `{fn.__name__}`: {str(exc).splitlines()[0]}") from None
+    return dispatcher.inspect_llvm(signature)
+
+
+__all__ = ["jit", "dump", "SstadError", "np"]

@@ -1,0 +1,177 @@
+"""Emit an IR module as readable Python source, one primitive per line.
+
+The same text runs under ``exec`` (the python backend) and, decorated with
+``numba.njit``, compiled in nopython mode (the numba backend).  A comment
+``# file:line  source`` precedes the statements of each line of the user's code.
+"""
+from __future__ import annotations
+
+import linecache
+import os
+
+import numpy as np
+
+from sstad.ir import nodes as ir
+from sstad.ir.names import Namer
+from sstad.runtime import abstract as A
+from sstad.runtime.primitive import literal
+
+HEADER = "import math\n\nimport numpy as np\n\nfrom sstad import runtime as rt\n"
+
+
+def undef_text(aval):
+    """A dummy of the right type for a value that a path never defines."""
+    if isinstance(aval, A.Scalar):
+        return literal(np.zeros((), aval.dtype)[()] if not aval.weak else np.zeros((), aval.dtype).item())
+    if isinstance(aval, A.Array):
+        return f"np.empty({literal((0,) * aval.ndim)}, np.{aval.dtype.name})"
+    if isinstance(aval, A.ListOf):
+        return f"[{undef_text(aval.elem)}][:0]"
+    raise TypeError(aval)
+
+
+class FunctionEmitter:
+    def __init__(self, function, function_names):
+        self.fn = function
+        self.name = Namer(taken=function_names)
+        self.lines = []
+        self.last_line = None
+
+    def atom(self, a):
+        if isinstance(a, ir.Var):
+            return self.name(a)
+        if isinstance(a, ir.Undef):
+            return undef_text(a.type)
+        return literal(a.value)
+
+    def out(self, text, depth):
+        self.lines.append("    " * depth + text)
+
+    def source_comment(self, stmt, depth):
+        loc = stmt.loc
+        if loc is None or (loc.file, loc.line) == self.last_line:
+            return
+        self.last_line = (loc.file, loc.line)
+        code = linecache.getline(loc.file, loc.line).strip()
+        self.out(f"# {os.path.basename(loc.file)}:{loc.line}  {code}", depth)
+
+    def emit(self):
+        params = ", ".join(self.name(p) for p in self.fn.params)
+        self.out(f"def {self.fn.name}({params}):", 0)
+        self.block(self.fn.body.stmts, 1)
+        results = [self.atom(r) for r in self.fn.body.results]
+        self.out(f"return {self.tuple_text(results) if results else 'None'}", 1)
+        return "\n".join(self.lines) + "\n"
+
+    @staticmethod
+    def tuple_text(texts):
+        return texts[0] if len(texts) == 1 else "(" + ", ".join(texts) + ")"
+
+    def block(self, stmts, depth):
+        start = len(self.lines)
+        for stmt in stmts:
+            self.source_comment(stmt, depth)
+            getattr(self, "stmt_" + type(stmt).__name__)(stmt, depth)
+        if len(self.lines) == start:
+            self.out("pass", depth)
+
+    def assign(self, targets, values, depth):
+        pairs = [(t, v) for t, v in zip(targets, values) if t != v]
+        if pairs:
+            self.out(f"{', '.join(t for t, _ in pairs)} = {', '.join(v for _, v in pairs)}", depth)
+
+    def expression(self, stmt):
+        args = [self.atom(a) for a in stmt.args]
+        if stmt.prim.elementwise and isinstance(stmt.outs[0].type, A.Array):
+            out_dtype = stmt.outs[0].type.dtype
+            for i, a in enumerate(stmt.args):
+                t = a.type
+                if isinstance(t, A.Scalar) and t.dtype != out_dtype and t.dtype.kind in "fc" \
+                        and out_dtype.kind in "fc":
+                    args[i] = f"np.{out_dtype.name}({args[i]})"     # keep float32 float32
+        return stmt.prim.emit(args, stmt.params, [a.type for a in stmt.args])
+
+    def stmt_Apply(self, stmt, depth):
+        text = self.expression(stmt)
+        if stmt.prim.mutates:
+            self.name.alias(stmt.outs[0], stmt.args[0])
+            self.out(text, depth)
+        else:
+            self.out(f"{self.name(stmt.outs[0])} = {text}", depth)
+
+    def stmt_Call(self, stmt, depth):
+        args = ", ".join(self.atom(a) for a in stmt.args)
+        outs = [self.name(o) for o in stmt.outs]
+        self.out(f"{', '.join(outs) if outs else '_'} = {stmt.callee.name}({args})", depth)
+
+    def stmt_If(self, stmt, depth):
+        cond = self.atom(stmt.cond)
+        outs = [self.name(o) for o in stmt.outs]
+        then, orelse = stmt.then, stmt.orelse
+        if len(outs) == 1 and not then.stmts and not orelse.stmts:
+            self.out(f"{outs[0]} = {self.atom(then.results[0])} if {cond} else "
+                     f"{self.atom(orelse.results[0])}", depth)
+            return
+        self.out(f"if {cond}:", depth)
+        self.branch(then, outs, depth + 1)
+        if orelse.stmts or outs:
+            self.out("else:", depth)
+            self.branch(orelse, outs, depth + 1)
+
+    def branch(self, block, outs, depth):
+        start = len(self.lines)
+        self.block(block.stmts, depth) if block.stmts else None
+        self.assign(outs, [self.atom(r) for r in block.results], depth)
+        if len(self.lines) == start:
+            self.out("pass", depth)
+
+    def carried(self, stmt, params, depth):
+        """Carried values live in one variable: init -> param -> out."""
+        for out, param in zip(stmt.outs, params):
+            self.name.alias(out, param)
+        self.assign([self.name(p) for p in params], [self.atom(a) for a in stmt.inits], depth)
+
+    def stmt_While(self, stmt, depth):
+        params = stmt.body.params
+        self.carried(stmt, params, depth)
+        for p, q in zip(stmt.cond.params, params):
+            if p is not q:
+                self.name.alias(p, q)
+        cond = stmt.cond
+        simple = (len(cond.stmts) == 1 and isinstance(cond.stmts[0], ir.Apply)
+                  and cond.stmts[0].outs[0] is cond.results[0] and not cond.stmts[0].prim.mutates)
+        if simple:
+            self.out(f"while {self.expression(cond.stmts[0])}:", depth)
+        elif not cond.stmts:
+            self.out(f"while {self.atom(cond.results[0])}:", depth)
+        else:
+            self.out("while True:", depth)
+            self.block(cond.stmts, depth + 1)
+            self.out(f"if not {self.atom(cond.results[0])}:", depth + 1)
+            self.out("break", depth + 2)
+        self.loop_body(stmt.body, params, depth + 1)
+
+    def loop_body(self, body, params, depth):
+        start = len(self.lines)
+        self.block(body.stmts, depth) if body.stmts else None
+        self.assign([self.name(p) for p in params], [self.atom(r) for r in body.results], depth)
+        if len(self.lines) == start:
+            self.out("pass", depth)
+
+    def stmt_For(self, stmt, depth):
+        index, params = stmt.body.params[0], stmt.body.params[1:]
+        self.carried(stmt, params, depth)
+        bounds = [self.atom(stmt.start), self.atom(stmt.stop), self.atom(stmt.step)]
+        if bounds[2] == "1":
+            bounds = bounds[1:2] if bounds[0] == "0" else bounds[:2]
+        self.out(f"for {self.name(index)} in range({', '.join(bounds)}):", depth)
+        self.loop_body(stmt.body, params, depth + 1)
+
+
+def emit_module(module):
+    """The Python source of every function in the module, entry last."""
+    names = [f.name for f in module.functions]
+    parts = [HEADER]
+    for function in module.functions:
+        parts.append("\n\n" + FunctionEmitter(function, names).emit())
+    return "".join(parts)

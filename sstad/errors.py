@@ -1,0 +1,51 @@
+"""Errors that belong to the user's code: each names file:line:col and shows the line."""
+import linecache
+
+
+class SstadError(Exception):
+    """Base class of every error sstad raises about a user's program.
+
+    ``str(error)`` reads like a compiler diagnostic::
+
+        model.py:12:8: `try` is not supported
+            try:
+            ^
+        hint: move the try/except outside the function you compile
+    """
+
+    def __init__(self, message, loc=None, hint=None):
+        self.message, self.loc, self.hint = message, loc, hint
+        super().__init__(self._render())
+
+    def _render(self):
+        if self.loc is None:
+            text = self.message
+        else:
+            text = f"{self.loc.file}:{self.loc.line}:{self.loc.col + 1}: {self.message}"
+            line = linecache.getline(self.loc.file, self.loc.line).rstrip()
+            if line:
+                indent = len(line) - len(line.lstrip())
+                text += f"\n    {line.strip()}\n    {' ' * max(self.loc.col - indent, 0)}^"
+        if self.hint:
+            text += f"\nhint: {self.hint}"
+        return text
+
+
+class UnsupportedSyntaxError(SstadError):
+    """A construct outside the supported Python subset (see docs/subset.md)."""
+
+
+class SstadTypeError(SstadError):
+    """A value whose type cannot be inferred or changes where it must not."""
+
+
+class SourceError(SstadError):
+    """The source of a function cannot be found or parsed."""
+
+
+class BackendError(SstadError):
+    """The emitted code could not be compiled (e.g. Numba nopython typing failed)."""
+
+
+class AliasingError(SstadError):
+    """A write through a view whose effect on other names sstad cannot track."""

@@ -1,0 +1,256 @@
+"""The structured-control-flow machinery the lowering is built on.
+
+The *state* is every name bound in every active scope (the function being lowered and
+the helpers inlined into it).  A branch or loop runs its body on a copy of the state;
+afterwards the states are compared and each value that differs becomes an output of the
+``If``, or a carried value of the loop.  Types are joined (int with float gives float)
+and casts inserted so that the emitted code stays type-stable.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from sstad.errors import SstadTypeError
+from sstad.frontend.pytree import flatten, is_atom, same_static, same_treedef, unflatten
+from sstad.ir import nodes as ir
+from sstad.runtime import abstract as A
+from sstad.runtime.primitive import lookup
+
+TRUE, FALSE = ir.Const(True), ir.Const(False)
+MISSING = object()
+MAX_FIXPOINT = 8
+
+
+def same_value(a, b):
+    if a is b:
+        return True
+    if isinstance(a, ir.Const) and isinstance(b, ir.Const):
+        return same_static(a.value, b.value) and type(a.value) is type(b.value)
+    if is_atom(a) or is_atom(b):
+        return False
+    ta, la = flatten(a)
+    tb, lb = flatten(b)
+    return same_treedef(ta, tb) and len(la) == len(lb) and all(map(same_value, la, lb))
+
+
+def same_storage(a, b):
+    """Equal for Numba: weak and strong scalars of one dtype are stored alike."""
+    if isinstance(a, A.Scalar) and isinstance(b, A.Scalar):
+        return a.dtype == b.dtype
+    return a == b
+
+
+def hint_of(key):
+    name = key[1]
+    return name.strip("%") or "t"
+
+
+class Builder:
+    """Emits IR statements into the current block and owns the state of names."""
+
+    def __init__(self):
+        self.stmts = []
+        self.scopes = []
+        self.loc = None
+
+    # --- emitting --------------------------------------------------------------
+    def error(self, cls, message, node=None, hint=None):
+        loc = self.loc_of(node) if node is not None else self.loc
+        return cls(message, loc, hint)
+
+    def apply(self, prim_name, args, params=None, hint="t"):
+        """Append ``out = prim(args)`` and return ``out`` (type inferred from the args)."""
+        prim = lookup(prim_name)
+        params = params or {}
+        avals = [a.type for a in args]
+        if any(t is A.UNKNOWN for t in avals):
+            out_type = A.UNKNOWN
+        else:
+            try:
+                out_type = prim.infer(avals, params)
+            except (TypeError, ValueError, IndexError, np.linalg.LinAlgError) as exc:
+                shown = ", ".join(map(str, avals))
+                raise self.error(SstadTypeError, f"{prim_name}({shown}): {exc}") from None
+        out = ir.Var(hint, out_type)
+        self.stmts.append(ir.Apply([out], prim, list(args), params, self.loc))
+        if prim.mutates:
+            self.rebind(args[0], out)
+        return out
+
+    def cast(self, atom, target, stmts):
+        """``atom`` converted to ``target`` (appending the cast to ``stmts`` if needed)."""
+        if atom.type is A.UNKNOWN or same_storage(atom.type, target):
+            return atom
+        if isinstance(atom, ir.Undef):
+            return ir.Undef(target)
+        if isinstance(atom, ir.Const) and isinstance(target, A.Scalar):
+            value = np.asarray(atom.value).astype(target.dtype)[()]
+            return ir.Const(value.item() if target.weak else value, target)
+        out = ir.Var(getattr(atom, "hint", "t"), target)
+        stmts.append(ir.Apply([out], lookup("astype"), [atom], {"dtype": target.dtype}, self.loc))
+        return out
+
+    # --- the state -------------------------------------------------------------
+    def get_state(self):
+        return {(i, name): v for i, s in enumerate(self.scopes) for name, v in s.env.items()}
+
+    def set_state(self, state):
+        envs = [dict() for _ in self.scopes]
+        for (i, name), v in state.items():
+            envs[i][name] = v
+        for scope, env in zip(self.scopes, envs):
+            scope.env = env
+
+    def rebind(self, old, new):
+        """After an in-place write, every name bound to ``old`` now sees ``new``."""
+        def swap(v):
+            if v is old:
+                return new
+            if is_atom(v):
+                return v
+            treedef, leaves = flatten(v)
+            if not any(leaf is old for leaf in leaves):
+                return v
+            return unflatten(treedef, [new if leaf is old else leaf for leaf in leaves])
+        for scope in self.scopes:
+            scope.env = {name: swap(v) for name, v in scope.env.items()}
+
+    def region(self, thunk, state):
+        """Run ``thunk`` into a fresh statement list from ``state``."""
+        saved_stmts, saved_state = self.stmts, self.get_state()
+        self.stmts = []
+        self.set_state(state)
+        try:
+            result = thunk()
+            return self.stmts, self.get_state(), result
+        finally:
+            self.stmts = saved_stmts
+            self.set_state(saved_state)
+
+    # --- joins -----------------------------------------------------------------
+    def join_leaves(self, key, values):
+        """Flatten each path's value of ``key``; check one structure; join leaf types."""
+        present = [v for v in values if v is not MISSING]
+        treedef, _ = flatten(present[0])
+        flat = []
+        for v in values:
+            if v is MISSING:
+                flat.append(None)
+                continue
+            t, leaves = flatten(v)
+            if not same_treedef(t, treedef):
+                raise self.error(SstadTypeError,
+                                 f"`{hint_of(key)}` has a different structure on different paths",
+                                 hint="give it the same kind of value (tuple, dict, ...) on every path")
+            flat.append(leaves)
+        width = len(next(f for f in flat if f is not None))
+        types = []
+        for i in range(width):
+            t = A.UNKNOWN
+            for leaves in flat:
+                if leaves is not None:
+                    joined = A.join(t, leaves[i].type)
+                    if joined is None:
+                        raise self.error(
+                            SstadTypeError,
+                            f"`{hint_of(key)}` is a {t} on one path and a {leaves[i].type} on another",
+                            hint="give it one type on every path (e.g. start from an array of zeros)")
+                    t = joined
+            types.append(t)
+        return treedef, flat, types
+
+    def branch(self, cond, then_thunk, else_thunk, hint="t"):
+        """Lower ``if cond: then else: else`` and return the joined value of the thunks."""
+        if isinstance(cond, ir.Const):
+            return (then_thunk if cond.value else else_thunk)()
+        loc = self.loc
+        state0 = self.get_state()
+        sides = [self.region(thunk, state0) for thunk in (then_thunk, else_thunk)]
+        states = [{**s, (-1, "%value"): r} for _, s, r in sides]
+        keys = [k for k in {**states[0], **states[1]}]
+        outs, results = [], ([], [])
+        after = dict(state0)
+        for key in keys:
+            a, b = states[0].get(key, MISSING), states[1].get(key, MISSING)
+            if a is not MISSING and b is not MISSING and same_value(a, b):
+                after[key] = a
+                continue
+            if (a is None or b is None) and key[1] == "%value":
+                after[key] = None
+                continue
+            treedef, flat, types = self.join_leaves(key, [a, b])
+            new = [ir.Var(hint if key[1] == "%value" else hint_of(key), t) for t in types]
+            for side, leaves in enumerate(flat):
+                stmts = sides[side][0]
+                leaves = leaves or [ir.Undef(t) for t in types]
+                results[side].extend(self.cast(leaf, t, stmts) for leaf, t in zip(leaves, types))
+            outs.extend(new)
+            after[key] = unflatten(treedef, new)
+        value = after.pop((-1, "%value"), None)
+        if outs or sides[0][0] or sides[1][0]:
+            self.stmts.append(ir.If(outs, cond, ir.Block([], sides[0][0], results[0]),
+                                    ir.Block([], sides[1][0], results[1]), loc))
+        self.loc = loc
+        self.set_state(after)
+        return value
+
+    # --- loops -----------------------------------------------------------------
+    def loop(self, body_thunk, cond_thunk=None, bounds=None, index_hint="i"):
+        """Lower a ``while`` (``cond_thunk``) or a ``for`` over ``bounds`` = (start, stop, step).
+
+        The carried values are found by running the body: whatever it changes is
+        carried.  Types and the carried set are iterated to a fixpoint (``s = 0`` then
+        ``s += 0.5`` carries a float)."""
+        loc = self.loc
+        state0 = self.get_state()
+        carry = {}
+        for _ in range(MAX_FIXPOINT):
+            params, start_state = [], dict(state0)
+            for key, (treedef, types) in carry.items():
+                leaves = [ir.Var(hint_of(key), t) for t in types]
+                params.extend(leaves)
+                start_state[key] = unflatten(treedef, leaves)
+            index = ir.Var(index_hint, A.I64) if bounds is not None else None
+            if cond_thunk is not None:
+                cond_stmts, _, cond = self.region(cond_thunk, start_state)
+            body_stmts, end_state, _ = self.region(
+                (lambda: body_thunk(index)) if index is not None else body_thunk, start_state)
+            new_carry = {}
+            for key in {**start_state, **end_state}:
+                start, end = start_state.get(key, MISSING), end_state.get(key, MISSING)
+                if key not in carry and (end is MISSING or same_value(start, end)):
+                    continue
+                if end is MISSING:       # bound before the loop, but not by this body?
+                    continue
+                treedef, _, types = self.join_leaves(key, [state0.get(key, MISSING), end])
+                new_carry[key] = (treedef, types)
+            if new_carry.keys() == carry.keys() and all(
+                    same_treedef(new_carry[k][0], carry[k][0]) and new_carry[k][1] == carry[k][1]
+                    for k in carry):
+                break
+            carry = new_carry
+        else:
+            raise self.error(SstadTypeError, "the types in this loop do not settle",
+                             hint="give loop variables one type before the loop")
+        self.loc = loc
+        inits, results, outs, after = [], [], [], dict(state0)
+        for key, (treedef, types) in carry.items():
+            if any(t is A.UNKNOWN for t in types):
+                raise self.error(SstadTypeError, f"cannot infer the type of `{hint_of(key)}` in this loop")
+            init = state0.get(key, MISSING)
+            init_leaves = flatten(init)[1] if init is not MISSING else [ir.Undef(t) for t in types]
+            inits.extend(self.cast(a, t, self.stmts) for a, t in zip(init_leaves, types))
+            end_leaves = flatten(end_state[key])[1]
+            results.extend(self.cast(a, t, body_stmts) for a, t in zip(end_leaves, types))
+            new = [ir.Var(hint_of(key), t) for t in types]
+            outs.extend(new)
+            after[key] = unflatten(treedef, new)
+        if cond_thunk is not None:
+            stmt = ir.While(outs, inits, ir.Block(list(params), cond_stmts, [cond]),
+                            ir.Block(params, body_stmts, results), loc)
+        else:
+            start, stop, step = bounds
+            stmt = ir.For(outs, inits, start, stop, step,
+                          ir.Block([index] + params, body_stmts, results), loc)
+        self.stmts.append(stmt)
+        self.set_state(after)

@@ -1,0 +1,363 @@
+"""Lowering of calls: user functions (inlined), closures, NumPy, math, builtins, methods."""
+from __future__ import annotations
+
+import builtins
+
+import gast
+import numpy as np
+
+from sstad.errors import SstadTypeError, UnsupportedSyntaxError
+from sstad.frontend.builder import FALSE, MISSING, TRUE
+from sstad.frontend.pytree import StaticList, flatten, is_atom, unflatten
+from sstad.frontend.scope import Scope, assigned_names
+from sstad.frontend.source import closure_values, function_node, is_user_function
+from sstad.frontend.values import BoundMethod, Closure, Enumerate, RangeValue, Zip
+from sstad.ir import nodes as ir
+from sstad.runtime import abstract as A
+from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot
+from sstad.runtime.reduce import REDUCTIONS, SCANS
+
+VIEW_FUNCTIONS = {"transpose", "ravel", "expand_dims", "squeeze", "swapaxes", "moveaxis",
+                  "broadcast_to", "reshape", "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d"}
+ARRAY_METHODS = set(REDUCTIONS + SCANS) | {"reshape", "copy", "dot", "transpose", "ravel",
+                                           "squeeze", "swapaxes", "clip", "round", "repeat",
+                                           "trace", "diagonal"}
+SCALAR_TYPES = {float: np.float64, int: np.int64, bool: np.bool_}
+
+
+class CallLowering:
+    def expr_Call(self, node):
+        func = self.expr(node.func)
+        for a in node.args:
+            if isinstance(a, gast.Starred):
+                raise self.error(UnsupportedSyntaxError, "star-arguments `f(*xs)` are not supported", a,
+                                 "pass the arguments one by one")
+        args = [self.expr(a) for a in node.args]
+        kwargs = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.error(UnsupportedSyntaxError, "`**kwargs` in a call is not supported", kw.value,
+                                 "pass keyword arguments by name")
+            kwargs[kw.arg] = self.expr(kw.value)
+        self.at(node)
+        return self.call(func, args, kwargs, node)
+
+    def call(self, func, args, kwargs, node):
+        if isinstance(func, Closure):
+            return self.call_closure(func, args, kwargs, node)
+        if isinstance(func, BoundMethod):
+            return self.call_method(func, args, kwargs, node)
+        if is_user_function(func):
+            return self.call_user(func, args, kwargs, node)
+        handler = BUILTINS.get(id(func))
+        if handler is not None:
+            return handler(self, args, kwargs, node)
+        if isinstance(func, type) and (issubclass(func, np.generic) or func in SCALAR_TYPES):
+            return self.convert_scalar(func, args, node)
+        name = NUMPY_FUNCTIONS.get(id(func))
+        if name is not None:
+            return self.call_numpy(name, args, kwargs, node)
+        shown = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
+        module = getattr(func, "__module__", None)
+        raise self.error(UnsupportedSyntaxError,
+                         f"call to `{(module + '.') if module else ''}{shown}` is not supported",
+                         node, "call NumPy, math or your own Python functions (see docs/subset.md)")
+
+    # --- user functions ----------------------------------------------------------
+    def check_signature(self, args, node):
+        for special, what in ((args.vararg, "*args"), (args.kwarg, "**kwargs")):
+            if special is not None:
+                raise self.error(UnsupportedSyntaxError, f"`{what}` in a signature is not supported",
+                                 special, "list the parameters explicitly")
+
+    def bind_arguments(self, params, defaults, args, kwargs, node, name):
+        """Match call arguments to parameter names (positional, keyword, defaults)."""
+        names = [p.id for p in params.args + params.kwonlyargs]
+        if len(args) > len(params.args):
+            raise self.error(SstadTypeError, f"{name}() takes {len(params.args)} positional arguments "
+                             f"but {len(args)} were given", node)
+        env = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in names or key in env:
+                raise self.error(SstadTypeError, f"{name}() got an unexpected or repeated argument `{key}`", node)
+            env[key] = value
+        for p in names:
+            if p not in env:
+                if p not in defaults:
+                    raise self.error(SstadTypeError, f"{name}() is missing the argument `{p}`", node)
+                env[p] = defaults[p]
+        return env
+
+    def call_user(self, fn, args, kwargs, node):
+        fn_node, filename = function_node(fn)
+        if fn in self.inlining:
+            return self.call_recursive(fn, args, kwargs, node)
+        return self.inline(fn, fn_node, filename, args, kwargs, node, parent=None)
+
+    def python_defaults(self, fn, fn_node):
+        params = fn_node.args
+        out = {}
+        positional = params.args[len(params.args) - len(fn.__defaults__ or ()):]
+        for p, value in zip(positional, fn.__defaults__ or ()):
+            out[p.id] = self.static(value, p.id)
+        for key, value in (fn.__kwdefaults__ or {}).items():
+            out[key] = self.static(value, key)
+        return out
+
+    def inline(self, fn, fn_node, filename, args, kwargs, node, parent):
+        self.check_signature(fn_node.args, fn_node)
+        name = getattr(fn_node, "name", "<lambda>")
+        if fn is not None:
+            defaults = self.python_defaults(fn, fn_node)
+        else:
+            defaults = {}
+            params = fn_node.args
+            with_defaults = params.args[len(params.args) - len(params.defaults):]
+            for p, d in zip(with_defaults, params.defaults):
+                defaults[p.id] = self.expr(d)
+            for p, d in zip(params.kwonlyargs, params.kw_defaults):
+                if d is not None:
+                    defaults[p.id] = self.expr(d)
+        env = self.bind_arguments(fn_node.args, defaults, args, kwargs, node, name)
+        body = [fn_node.body] if isinstance(fn_node, gast.Lambda) else fn_node.body
+        local_names = assigned_names(body) | set(env)
+        scope = Scope(env, local_names, filename, parent,
+                      fn.__globals__ if fn is not None else None,
+                      closure_values(fn) if fn is not None else None)
+        scope.declared_global = set()
+        scope.function = fn
+        key = fn if fn is not None else fn_node
+        if len(self.inlining) > 64:
+            raise self.error(UnsupportedSyntaxError, "calls nest too deeply (recursive nested function?)",
+                             node, "make the recursive function a module-level function")
+        saved_scope, saved_loc = self.scope, self.loc
+        self.inlining.append(key)
+        self.scopes.append(scope)
+        self.scope = scope
+        try:
+            if isinstance(fn_node, gast.Lambda):
+                return self.expr(fn_node.body)
+            self.lower_body(fn_node.body)
+            return self.function_result(fn_node)
+        finally:
+            self.scopes.pop()
+            self.inlining.pop()
+            self.scope, self.loc = saved_scope, saved_loc
+
+    def function_result(self, fn_node):
+        env = self.scope.env
+        returned, value = env.get("%ret", FALSE), env.get("%retval", MISSING)
+        if isinstance(returned, ir.Const) and returned.value:
+            return value
+        if value is MISSING or value is None:
+            return None
+        raise self.error(SstadTypeError, f"`{getattr(fn_node, 'name', 'lambda')}` may reach its end "
+                         "without returning a value", fn_node,
+                         "add a `return` at the end so that every path returns a value")
+
+    def call_closure(self, closure, args, kwargs, node):
+        return self.inline(None, closure.node, closure.filename, args, kwargs, node, parent=closure.scope)
+
+    # --- NumPy and math ----------------------------------------------------------
+    def call_numpy(self, name, args, kwargs, node):
+        if name in REDUCTIONS or name in SCANS:
+            return self.reduction(name, args, kwargs, node)
+        if name == "reshape" and len(args) > 2:
+            args = [args[0], tuple(args[1:])]
+        atoms = []
+
+        def layout_of(value):
+            if isinstance(value, (tuple, StaticList)):
+                return tuple(layout_of(v) for v in value)
+            if is_atom(value) or isinstance(value, (bool, int, float, np.generic)):
+                atoms.append(self.atom(value, node))
+                return Slot(len(atoms) - 1)
+            if isinstance(value, dict) or isinstance(value, (Closure, BoundMethod)):
+                raise self.error(SstadTypeError, f"np.{name} cannot take {self.describe(value)}", node)
+            return value
+        layout = (tuple(layout_of(a) for a in args), {k: layout_of(v) for k, v in kwargs.items()})
+        hint = next((a.hint for a in atoms if isinstance(a, ir.Var)), "t") if name in VIEW_FUNCTIONS else "t"
+        out = self.apply(name, atoms, {"layout": layout}, hint=hint)
+        if name in VIEW_FUNCTIONS and atoms:
+            self.view(out, atoms[0])
+        return out
+
+    def reduction(self, name, args, kwargs, node):
+        names = ("a", "axis", "dtype", "out", "keepdims")
+        bound = dict(zip(names, args))
+        bound.update(kwargs)
+        x = self.atom(bound.pop("a", None), node)
+        axis, keepdims = bound.pop("axis", None), bound.pop("keepdims", FALSE)
+        if any(v is not None for v in bound.values()):
+            raise self.error(UnsupportedSyntaxError, f"np.{name}: only `axis` and `keepdims` are supported", node)
+        keepdims = self.truth(keepdims, node)
+        if not isinstance(keepdims, ir.Const):
+            raise self.error(SstadTypeError, "keepdims must be a constant", node)
+        ndim = x.type.ndim if isinstance(x.type, A.Array) else 0
+        if axis is not None:
+            if isinstance(axis, tuple):
+                if name not in ("sum", "prod", "max", "min", "amax", "amin", "any", "all") or not axis:
+                    raise self.error(UnsupportedSyntaxError, f"np.{name} over a tuple of axes", node)
+                axes = sorted((self.static_int(a, node) % ndim for a in axis), reverse=True)
+                for a in axes:
+                    x = self.reduction(name, [x], {"axis": ir.Const(a), "keepdims": keepdims}, node)
+                return x
+            axis = self.static_int(axis, node)
+            if ndim and not -ndim <= axis < ndim:
+                raise self.error(SstadTypeError, f"axis {axis} is out of range for rank {ndim}", node)
+            axis = axis % ndim if ndim else axis
+        params = {"axis": axis}
+        if keepdims.value:
+            params["keepdims"] = True
+        return self.apply(name, [x], params)
+
+    def convert_scalar(self, kind, args, node):
+        if len(args) != 1:
+            raise self.error(SstadTypeError, f"{kind.__name__}() takes one argument here", node)
+        x = self.atom(args[0], node)
+        if kind in SCALAR_TYPES:
+            if isinstance(x, ir.Const):
+                return ir.Const(kind(x.value))
+            return self.apply("builtin." + kind.__name__, [x])
+        dtype = np.dtype(kind)
+        if isinstance(x, ir.Const):
+            return ir.Const(dtype.type(x.value))
+        return self.apply("astype", [x], {"dtype": dtype})
+
+    # --- methods -----------------------------------------------------------------
+    def call_method(self, method, args, kwargs, node):
+        obj, name = method.obj, method.name
+        if is_atom(obj) and isinstance(obj.type, A.ListOf) or isinstance(obj, StaticList):
+            if name == "append" and len(args) == 1 and not kwargs:
+                return self.list_append(obj, args[0], node)
+        if isinstance(obj, dict):
+            if name in ("keys", "values", "items") and not args:
+                return tuple({"keys": obj.keys(), "values": obj.values(), "items": obj.items()}[name]) \
+                    if name != "keys" else tuple(ir.Const(k) if not isinstance(k, str) else k for k in obj)
+            if name == "get":
+                key = self.static_key(args[0], node)
+                return obj.get(key, args[1] if len(args) > 1 else None)
+        if is_atom(obj) and isinstance(obj.type, A.Array):
+            if name == "astype":
+                dtype = args[0] if args else kwargs.get("dtype")
+                return self.apply("astype", [obj], {"dtype": np.dtype(dtype)}, hint=obj.hint)
+            if name == "copy":
+                return self.apply("copy", [obj], {"layout": ((Slot(0),), {})}, hint=obj.hint)
+            if name == "flatten":
+                return self.call_method(BoundMethod(self.call_numpy("ravel", [obj], {}, node), "copy"),
+                                        [], {}, node)
+            if name == "item" and not args:
+                return self.subscript(obj, (ir.Const(0),) * obj.type.ndim, node)
+            if name == "transpose" and args:
+                args = [tuple(args)] if len(args) > 1 else args
+            if name == "diagonal":
+                name = "diag"
+            if name in ARRAY_METHODS or name == "diag":
+                return self.call_numpy(name, [obj] + list(args), kwargs, node)
+        raise self.error(UnsupportedSyntaxError, f"method `.{name}` of {self.describe(obj)} is not supported",
+                         node, "see docs/subset.md for the supported methods")
+
+    def list_append(self, lst, value, node):
+        value = self.atom(value, node)
+        if isinstance(lst, StaticList):            # a literal that grows: make it a run-time list
+            new = self.apply("list.new", [], hint="items")
+            for item in lst:
+                new = self.apply("list.append", [new, self.atom(item, node)], hint="items")
+            self.rebind_static(lst, new)
+            lst = new
+        self.apply("list.append", [lst, value], hint=getattr(lst, "hint", "items"))
+        return None
+
+
+# --- builtins --------------------------------------------------------------------
+def _len(self, args, kwargs, node):
+    (x,) = args
+    if isinstance(x, (tuple, StaticList, dict)):
+        return ir.Const(len(x))
+    if isinstance(x, RangeValue):
+        raise self.error(UnsupportedSyntaxError, "len(range(...)) is not supported", node)
+    return self.apply("builtin.len", [self.atom(x, node)], hint="n")
+
+
+def _range(self, args, kwargs, node):
+    args = [self.atom(a, node) for a in args]
+    for a in args:
+        if not (isinstance(a.type, A.Scalar) and a.type.dtype.kind in "iu") and a.type is not A.UNKNOWN:
+            raise self.error(SstadTypeError, f"range() takes integers, not {a.type}", node,
+                             "convert with int(...)")
+    if len(args) == 1:
+        return RangeValue(ir.Const(0), args[0], ir.Const(1))
+    if len(args) == 2:
+        return RangeValue(args[0], args[1], ir.Const(1))
+    return RangeValue(*args)
+
+
+def _abs(self, args, kwargs, node):
+    x = self.atom(args[0], node)
+    if isinstance(x, ir.Const):
+        return ir.Const(abs(x.value))
+    if isinstance(x.type, A.Array):
+        return self.call_numpy("abs", [x], {}, node)
+    return self.apply("builtin.abs", [x])
+
+
+def _minmax(which):
+    def lower(self, args, kwargs, node):
+        if kwargs:
+            raise self.error(UnsupportedSyntaxError, f"{which}() with keywords is not supported", node)
+        if len(args) == 1:
+            (seq,) = args
+            if isinstance(seq, (tuple, StaticList)):
+                args = list(seq)
+            elif is_atom(seq) and isinstance(seq.type, A.Array):
+                return self.reduction(which, [seq], {}, node)
+            else:
+                raise self.error(UnsupportedSyntaxError, f"{which}() of {self.describe(seq)}", node)
+        atoms = [self.atom(a, node) for a in args]
+        if all(isinstance(a, ir.Const) for a in atoms):
+            return ir.Const(getattr(builtins, which)(a.value for a in atoms))
+        return self.apply("builtin." + which, atoms)
+    return lower
+
+
+def _sum(self, args, kwargs, node):
+    seq = args[0]
+    start = args[1] if len(args) > 1 else None
+    if isinstance(seq, (tuple, StaticList)):
+        total = start
+        for v in seq:
+            total = v if total is None else self.binop("add", total, v, node)
+        return total if total is not None else ir.Const(0)
+    x = self.atom(seq, node)
+    if isinstance(x.type, A.Array):
+        total = self.reduction("sum", [x], {"axis": ir.Const(0)}, node)
+    else:
+        total = self.apply("builtin.sum", [x])
+    return total if start is None else self.binop("add", start, total, node)
+
+
+def _enumerate(self, args, kwargs, node):
+    if len(args) != 1 or kwargs:
+        raise self.error(UnsupportedSyntaxError, "enumerate(x, start) is not supported", node,
+                         "add the offset to the index inside the loop")
+    return Enumerate(args[0])
+
+
+def _zip(self, args, kwargs, node):
+    return Zip(tuple(args))
+
+
+def _isinstance(self, args, kwargs, node):
+    raise self.error(UnsupportedSyntaxError, "isinstance() is not supported in compiled code", node,
+                     "compile one function per argument type (it is specialised per signature anyway)")
+
+
+def _print(self, args, kwargs, node):
+    raise self.error(UnsupportedSyntaxError, "print() is not supported in compiled code", node,
+                     "return the values you want to see, or use backend='python' while debugging")
+
+
+BUILTINS = {id(builtins.len): _len, id(builtins.range): _range, id(builtins.abs): _abs,
+            id(builtins.min): _minmax("min"), id(builtins.max): _minmax("max"),
+            id(builtins.sum): _sum, id(builtins.enumerate): _enumerate, id(builtins.zip): _zip,
+            id(builtins.isinstance): _isinstance, id(builtins.print): _print}

@@ -1,0 +1,381 @@
+"""Lowering of expressions into atoms (run-time values) and static values."""
+from __future__ import annotations
+
+import types
+
+import gast
+import numpy as np
+
+from sstad.errors import SstadTypeError, UnsupportedSyntaxError
+from sstad.frontend.builder import FALSE, TRUE
+from sstad.frontend.pytree import StaticList, is_atom
+from sstad.frontend.scope import resolve
+from sstad.frontend.values import BoundMethod, Closure
+from sstad.ir import nodes as ir
+from sstad.runtime import abstract as A
+from sstad.runtime.primitive import Slot
+
+BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truediv",
+          gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow", gast.MatMult: "matmul",
+          gast.BitAnd: "and_", gast.BitOr: "or_", gast.BitXor: "xor"}
+COMPARES = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq",
+            gast.NotEq: "ne"}
+PYTHON_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+              "truediv": lambda a, b: a / b, "floordiv": lambda a, b: a // b,
+              "mod": lambda a, b: a % b, "pow": lambda a, b: a ** b}
+UNSUPPORTED_EXPRESSIONS = {
+    gast.Yield: ("`yield` is not supported: generators cannot be compiled",
+                 "build and return a list or array instead"),
+    gast.YieldFrom: ("`yield from` is not supported", "build and return a list or array instead"),
+    gast.Await: ("`await` is not supported", "compile synchronous code only"),
+    gast.NamedExpr: ("the walrus operator `:=` is not supported", "assign on a separate line"),
+    gast.Set: ("set literals are not supported", "use a tuple or a list"),
+    gast.SetComp: ("set comprehensions are not supported", "use a list comprehension"),
+    gast.DictComp: ("dict comprehensions are not supported", "build the dict with a literal"),
+    gast.JoinedStr: ("f-strings are not supported in compiled code", "format outside the function"),
+    gast.Starred: ("star-arguments `*args` are not supported", "pass the arguments one by one"),
+}
+
+
+class ExpressionLowering:
+    INPLACE = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow")
+
+    def expr(self, node):
+        self.at(node)
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            message, hint = UNSUPPORTED_EXPRESSIONS.get(
+                type(node), (f"`{type(node).__name__}` expressions are not supported", None))
+            raise self.error(UnsupportedSyntaxError, message, node, hint)
+        return method(node)
+
+    # --- helpers ---------------------------------------------------------------
+    def describe(self, value):
+        if is_atom(value):
+            return f"a value of type {value.type}"
+        return f"a {type(value).__name__}"
+
+    def atom(self, value, node):
+        """``value`` as an IR atom (numbers become constants)."""
+        if is_atom(value):
+            return value
+        if isinstance(value, (bool, int, float, complex, np.generic)):
+            return ir.Const(value)
+        raise self.error(SstadTypeError, f"expected a number or an array, got {self.describe(value)}", node)
+
+    def truth(self, value, node):
+        if isinstance(value, ir.Const):
+            return TRUE if value.value else FALSE
+        if is_atom(value):
+            if isinstance(value.type, A.Array):
+                raise self.error(SstadTypeError, "the truth value of an array is ambiguous", node,
+                                 "use (...).any() or (...).all(), or compare a scalar")
+            if isinstance(value.type, A.Scalar) and value.type.dtype == np.bool_:
+                return value
+            return self.apply("op.truth", [value], hint="c")
+        return TRUE if value else FALSE
+
+    def logical_not(self, a):
+        if isinstance(a, ir.Const):
+            return FALSE if a.value else TRUE
+        return self.apply("op.not_", [a], hint="c")
+
+    def logical_or(self, a, b):
+        if isinstance(a, ir.Const):
+            return b if not a.value else TRUE
+        if isinstance(b, ir.Const):
+            return a if not b.value else TRUE
+        return self.apply("op.or_", [a, b], hint="c")
+
+    # --- leaves ----------------------------------------------------------------
+    def expr_Constant(self, node):
+        v = node.value
+        if v is None or isinstance(v, (str, bytes)) or v is Ellipsis:
+            return v
+        return ir.Const(v)
+
+    def expr_Name(self, node):
+        return self.lookup(node.id, node)
+
+    def lookup(self, name, node):
+        where, value = resolve(self.scope, name)
+        if where == "local":
+            return value
+        if where == "unbound":
+            raise self.error(SstadTypeError, f"`{name}` is used before it is assigned", node)
+        if where is None:
+            raise self.error(SstadTypeError, f"name `{name}` is not defined", node)
+        return self.static(value, name, where, node)
+
+    def static(self, value, name="", where="global", node=None):
+        """A Python object from globals, a closure cell or a default argument."""
+        if isinstance(value, (bool, int, float, complex, np.generic)):
+            return ir.Const(value)
+        if isinstance(value, np.ndarray):
+            return self.capture(value, name, where, node)
+        if type(value) is tuple:
+            return tuple(self.static(v, name, where, node) for v in value)
+        if type(value) is list:
+            return StaticList(self.static(v, name, where, node) for v in value)
+        if type(value) is dict:
+            return {k: self.static(v, name, where, node) for k, v in value.items()}
+        return value
+
+    # --- containers ------------------------------------------------------------
+    def expr_Tuple(self, node):
+        return tuple(self.expr(e) for e in node.elts)
+
+    def expr_List(self, node):
+        return StaticList(self.expr(e) for e in node.elts)
+
+    def expr_Dict(self, node):
+        out = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                raise self.error(UnsupportedSyntaxError, "`**` in a dict literal is not supported", v)
+            out[self.static_key(self.expr(k), k)] = self.expr(v)
+        return out
+
+    def static_key(self, key, node):
+        if isinstance(key, tuple) and len(key) == 1:
+            key = key[0]
+        if isinstance(key, ir.Const):
+            return key.value
+        if isinstance(key, str):
+            return key
+        raise self.error(SstadTypeError, "dict keys must be constants (strings or numbers)", node)
+
+    def expr_ListComp(self, node):
+        return self.comprehension(node)
+
+    expr_GeneratorExp = expr_ListComp
+
+    def comprehension(self, node):
+        if len(node.generators) != 1 or node.generators[0].is_async:
+            raise self.error(UnsupportedSyntaxError, "only one `for` per comprehension is supported",
+                             node, "nest two loops explicitly")
+        gen = node.generators[0]
+        space = self.iteration_space(self.expr(gen.iter), gen.iter)
+        saved = dict(self.scope.env)
+        bound = {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        if isinstance(space, tuple) and not gen.ifs:
+            items = []
+            for v in space:
+                self.assign(gen.target, v)
+                items.append(self.expr(node.elt))
+            result = StaticList(items)
+        else:
+            key = "%comp"
+            self.scope.env[key] = self.apply("list.new", [], hint="items")
+
+            def append():
+                keep = TRUE
+                for cond in gen.ifs:
+                    keep = self.branch(keep, lambda c=cond: self.truth(self.expr(c), c), lambda: FALSE)
+                self.branch(keep, lambda: self.apply(
+                    "list.append", [self.scope.env[key], self.atom(self.expr(node.elt), node.elt)],
+                    hint="items"), lambda: None)
+            self.for_each(gen.target, space, append, exits=False)
+            result = self.scope.env.pop(key)
+        for name in bound:                    # comprehension targets do not leak
+            if name in saved:
+                self.scope.env[name] = saved[name]
+            else:
+                self.scope.env.pop(name, None)
+        return result
+
+    def expr_Lambda(self, node):
+        self.check_signature(node.args, node)
+        return Closure(node, self.scope, self.scope.filename)
+
+    # --- operators -------------------------------------------------------------
+    def binop_name(self, op, node):
+        name = BINOPS.get(type(op))
+        if name is None:
+            raise self.error(UnsupportedSyntaxError, f"operator {type(op).__name__} is not supported", node)
+        return name
+
+    def expr_BinOp(self, node):
+        return self.binop(self.binop_name(node.op, node), self.expr(node.left), self.expr(node.right), node)
+
+    def binop(self, name, a, b, node):
+        if isinstance(a, (tuple, StaticList)) or isinstance(b, (tuple, StaticList)):
+            return self.sequence_op(name, a, b, node)
+        a, b = self.atom(a, node), self.atom(b, node)
+        if isinstance(a, ir.Const) and isinstance(b, ir.Const) and name in PYTHON_OPS:
+            try:
+                return ir.Const(PYTHON_OPS[name](a.value, b.value))
+            except (ZeroDivisionError, OverflowError):
+                pass
+        hint = "t"
+        return self.apply("op." + name, [a, b], hint=hint)
+
+    def sequence_op(self, name, a, b, node):
+        kind = StaticList if isinstance(a, StaticList) or isinstance(b, StaticList) else tuple
+        if name == "add" and isinstance(a, (tuple, StaticList)) and isinstance(b, (tuple, StaticList)):
+            return kind(tuple(a) + tuple(b))
+        if name == "mul":
+            seq, n = (a, b) if isinstance(a, (tuple, StaticList)) else (b, a)
+            if isinstance(n, ir.Const) and isinstance(n.value, int):
+                return kind(tuple(seq) * n.value)
+        raise self.error(UnsupportedSyntaxError, f"`{name}` on tuples/lists is not supported here", node,
+                         "sequences support + with another sequence and * with a constant int")
+
+    def expr_UnaryOp(self, node):
+        value = self.expr(node.operand)
+        if isinstance(node.op, gast.Not):
+            return self.logical_not(self.truth(value, node.operand))
+        a = self.atom(value, node.operand)
+        name = {gast.USub: "neg", gast.UAdd: "pos", gast.Invert: "invert"}[type(node.op)]
+        if isinstance(a, ir.Const) and name != "invert":
+            return ir.Const(-a.value if name == "neg" else +a.value)
+        return self.apply("op." + name, [a])
+
+    def expr_Compare(self, node):
+        left = self.expr(node.left)
+        pairs = list(zip(node.ops, node.comparators))
+
+        def chain(left, pairs):
+            op, right_node = pairs[0]
+            right = self.expr(right_node)
+            result = self.compare(op, left, right, node)
+            if len(pairs) == 1:
+                return result
+            return self.branch(self.truth(result, node), lambda: chain(right, pairs[1:]),
+                               lambda: result, hint="c")
+        return chain(left, pairs)
+
+    def compare(self, op, a, b, node):
+        if isinstance(op, (gast.Is, gast.IsNot)):
+            same = (a is b) or (isinstance(a, ir.Const) and isinstance(b, ir.Const) and a.value is b.value)
+            if not (a is None or b is None or same):
+                raise self.error(UnsupportedSyntaxError, "`is` is supported only to compare with None", node)
+            result = same or (a is None and b is None)
+            return ir.Const(result if isinstance(op, gast.Is) else not result)
+        if isinstance(op, (gast.In, gast.NotIn)):
+            raise self.error(UnsupportedSyntaxError, "`in` is not supported", node,
+                             "compare explicitly, e.g. `x == a or x == b`")
+        name = COMPARES[type(op)]
+        a, b = self.atom(a, node), self.atom(b, node)
+        if isinstance(a, ir.Const) and isinstance(b, ir.Const):
+            return ir.Const(bool(getattr(__import__("operator"), name)(a.value, b.value)))
+        return self.apply("op." + name, [a, b], hint="c")
+
+    def expr_BoolOp(self, node):
+        def chain(values):
+            first = self.expr(values[0])
+            if len(values) == 1:
+                return first
+            cond = self.truth(first, values[0])
+            rest = lambda: chain(values[1:])   # noqa: E731
+            keep = lambda: first               # noqa: E731
+            if isinstance(node.op, gast.And):
+                return self.branch(cond, rest, keep, hint="c")
+            return self.branch(cond, keep, rest, hint="c")
+        return chain(node.values)
+
+    def expr_IfExp(self, node):
+        cond = self.truth(self.expr(node.test), node.test)
+        return self.branch(cond, lambda: self.expr(node.body), lambda: self.expr(node.orelse))
+
+    # --- attributes and subscripts ---------------------------------------------
+    def expr_Attribute(self, node):
+        return self.attribute(self.expr(node.value), node.attr, node)
+
+    def attribute(self, value, attr, node):
+        if is_atom(value) and isinstance(value.type, A.Array):
+            x = value
+            if attr == "shape":
+                return tuple(self.apply("dim", [x], {"axis": k}, hint="n") for k in range(x.type.ndim))
+            if attr == "ndim":
+                return ir.Const(x.type.ndim)
+            if attr == "size":
+                return self.apply("size", [x], hint="n")
+            if attr == "T":
+                return self.view(self.apply("transpose", [x], hint=x.hint), x)
+            if attr == "dtype":
+                return x.type.dtype
+            return BoundMethod(x, attr)
+        if is_atom(value) or isinstance(value, (StaticList, dict)):
+            return BoundMethod(value, attr)
+        if isinstance(value, types.ModuleType) or not isinstance(value, (tuple,)):
+            try:
+                return self.static(getattr(value, attr), attr)
+            except AttributeError:
+                pass
+        raise self.error(SstadTypeError, f"{self.describe(value)} has no attribute `{attr}`", node)
+
+    def expr_Subscript(self, node):
+        return self.subscript(self.expr(node.value), self.index_of(node.slice), node)
+
+    def index_of(self, node):
+        """The items of an index expression: atoms, slices, None, Ellipsis, statics."""
+        if isinstance(node, gast.Tuple):
+            return tuple(self.index_item(e) for e in node.elts)
+        return (self.index_item(node),)
+
+    def index_item(self, node):
+        if isinstance(node, gast.Slice):
+            bound = lambda b: None if b is None else self.expr(b)   # noqa: E731
+            return slice(bound(node.lower), bound(node.upper), bound(node.step))
+        return self.expr(node)
+
+    def subscript(self, base, index, node):
+        if isinstance(base, (tuple, StaticList)):
+            if len(index) != 1:
+                raise self.error(SstadTypeError, "a tuple takes one index", node)
+            item = index[0]
+            if isinstance(item, slice):
+                parts = [None if b is None else self.static_int(b, node) for b in (item.start, item.stop, item.step)]
+                return type(base)(tuple(base)[slice(*parts)])
+            if is_atom(item) and not isinstance(item, ir.Const):
+                if all(is_atom(v) for v in base) and len({str(v.type) for v in base}) == 1 and base:
+                    raise self.error(SstadTypeError, "a tuple or list literal indexed by a run-time integer",
+                                     node, "use np.array([...]) to index by a run-time value")
+                raise self.error(SstadTypeError, "indexing a tuple needs a constant index", node)
+            return base[self.static_int(item, node)]
+        if isinstance(base, dict):
+            key = self.static_key(index, node)
+            if key not in base:
+                raise self.error(SstadTypeError, f"key {key!r} is not in the dict", node)
+            return base[key]
+        if not is_atom(base) or not isinstance(base.type, (A.Array, A.ListOf)):
+            raise self.error(SstadTypeError, f"cannot index {self.describe(base)}", node)
+        atoms, layout = self.index_layout(index, first_slot=1, node=node)
+        out = self.apply("getitem", [base] + atoms, {"index": layout}, hint=base.hint)
+        if all(isinstance(i, (slice, type(None))) or (is_atom(i) and isinstance(i.type, A.Scalar))
+               for i in index) and isinstance(out.type, A.Array):
+            self.view(out, base)
+        return out
+
+    def static_int(self, value, node):
+        if isinstance(value, ir.Const) and isinstance(value.value, (int, np.integer)):
+            return int(value.value)
+        raise self.error(SstadTypeError, "expected a constant integer here", node)
+
+    def index_layout(self, index, first_slot, node):
+        """Flatten an index into atoms and a layout of Slots, slices, None, Ellipsis."""
+        atoms = []
+
+        def slot(value):
+            if isinstance(value, ir.Const) and isinstance(value.value, (int, np.integer)) and not isinstance(value.value, bool):
+                return int(value.value)
+            atoms.append(self.atom(value, node))
+            return Slot(first_slot + len(atoms) - 1)
+
+        layout = []
+        for item in index:
+            if isinstance(item, slice):
+                layout.append(slice(*[None if b is None else slot(b) for b in (item.start, item.stop, item.step)]))
+            elif item is None or item is Ellipsis:
+                layout.append(item)
+            elif isinstance(item, (tuple, StaticList)):
+                layout.append(slot(self.call_numpy("array", [item], {}, node)))
+            else:
+                layout.append(slot(item))
+        return atoms, tuple(layout)
+
+    def view(self, out, base):
+        """Remember that ``out`` shares memory with ``base`` (writes through it are refused)."""
+        self.views.add(out)
+        return out

@@ -1,0 +1,234 @@
+"""Lower a Python function, specialised to one argument signature, into an IR module.
+
+Lowering and type inference happen together: each primitive's type rule runs as its
+application is built, so the lowering knows shapes of containers, ranks of arrays and
+which ``+=`` writes in place.  Helper functions are inlined; recursive ones become
+separate IR functions called with :class:`ir.Call`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from sstad.errors import SstadTypeError, UnsupportedSyntaxError
+from sstad.frontend.builder import Builder
+from sstad.frontend.calls import CallLowering
+from sstad.frontend.expressions import ExpressionLowering
+from sstad.frontend.pytree import flatten, is_atom, same_treedef, unflatten
+from sstad.frontend.scope import Scope, assigned_names
+from sstad.frontend.source import closure_values, function_node, loc_of
+from sstad.frontend.statements import StatementLowering
+from sstad.ir import nodes as ir
+from sstad.runtime import abstract as A
+
+MAX_RECURSION_PASSES = 6
+
+
+class Capture:
+    """An array the function reads from its globals or a closure cell.
+
+    It becomes a parameter of the entry function, fetched afresh at every call, so
+    rebinding the global is seen and Numba never freezes it as a constant."""
+
+    def __init__(self, name, where, container, value, var):
+        self.name, self.where, self.container, self.var = name, where, container, var
+        self.type = A.of_value(value)
+
+    def fetch(self):
+        if self.where == "cell":
+            return self.container.cell_contents
+        return self.container[self.name]
+
+
+class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
+    def __init__(self):
+        super().__init__()
+        self.scope = None
+        self.inlining = []
+        self.views = set()
+        self.captures = {}
+        self.functions = {}          # recursion: (fn, signature) -> [Function | None, guess]
+        self.order = []
+        self.in_entry = True
+
+    # --- locations -----------------------------------------------------------------
+    def loc_of(self, node):
+        return loc_of(node, self.scope.filename if self.scope else "<unknown>")
+
+    def at(self, node):
+        if getattr(node, "lineno", None):
+            self.loc = self.loc_of(node)
+
+    # --- captured arrays -----------------------------------------------------------
+    def capture(self, value, name, where, node):
+        key = id(value)
+        if key not in self.captures:
+            if not self.in_entry:
+                raise self.error(UnsupportedSyntaxError,
+                                 f"recursive functions cannot read the global array `{name}`", node,
+                                 "pass the array as an argument")
+            container = self._container_of(name, where)
+            var = ir.Var(name or "g", A.of_value(value))
+            self.captures[key] = Capture(name, where, container, value, var)
+        return self.captures[key].var
+
+    def _container_of(self, name, where):
+        s = self.scope
+        while s.parent is not None:
+            s = s.parent
+        if where == "cell":
+            fn = s.function
+            return fn.__closure__[fn.__code__.co_freevars.index(name)]
+        return s.globals
+
+    # --- functions -----------------------------------------------------------------
+    def function_scope(self, fn, env):
+        fn_node, filename = function_node(fn)
+        self.check_signature(fn_node.args, fn_node)
+        scope = Scope(env, assigned_names(fn_node.body) | set(env), filename, None,
+                      fn.__globals__, closure_values(fn))
+        scope.declared_global = set()
+        scope.function = fn
+        return fn_node, scope
+
+    def lower_function(self, fn, arg_values, name):
+        """An IR function for ``fn`` applied to ``arg_values`` (atoms and structures)."""
+        fn_node, _ = function_node(fn)
+        self.scope = Scope({}, set(), function_node(fn)[1])
+        params_tree, params = flatten(tuple(arg_values))
+        env = self.bind_arguments(fn_node.args, self.python_defaults(fn, fn_node) if fn_node else {},
+                                  list(arg_values), {}, fn_node, fn.__name__)
+        fn_node, scope = self.function_scope(fn, env)
+        self.scopes, self.scope, self.stmts = [scope], scope, []
+        self.inlining = [fn]
+        self.at(fn_node)
+        loc = self.loc
+        self.lower_body(fn_node.body)
+        result = self.function_result(fn_node)
+        out_tree, leaves = flatten(result)
+        results = [self.atom(leaf, fn_node) for leaf in leaves]
+        for r in results:
+            if r.type is A.UNKNOWN:
+                raise self.error(SstadTypeError, "cannot infer the type of the result", fn_node)
+        body = ir.Block([p for p in params if isinstance(p, ir.Var)], self.stmts, results)
+        return ir.Function(name, body.params, body, loc), out_tree
+
+    def call_recursive(self, fn, args, kwargs, node):
+        """A call to a function being lowered: a real call to its own specialisation."""
+        fn_node, _ = function_node(fn)
+        env = self.bind_arguments(fn_node.args, self.python_defaults(fn, fn_node), args, kwargs,
+                                  node, fn.__name__)
+        ordered = tuple(env[p.id] for p in fn_node.args.args + fn_node.args.kwonlyargs)
+        treedef, leaves = flatten(ordered)
+        atoms = [self.atom(v, node) for v in leaves]
+        key = (fn, repr(treedef), tuple(str(a.type) for a in atoms))
+        if key not in self.functions:
+            self.functions[key] = {"function": None, "guess": (("leaf",), [A.UNKNOWN]), "used": False}
+            self.specialise(fn, key, treedef, atoms)
+        entry = self.functions[key]
+        out_tree, out_types = entry["guess"]
+        entry["used"] = True
+        outs = [ir.Var(fn.__name__, t) for t in out_types]
+        self.stmts.append(ir.Call(outs, entry, atoms, self.loc))   # callee resolved in lower()
+        return unflatten(out_tree, outs)
+
+    def specialise(self, fn, key, treedef, atoms):
+        saved = (self.scope, self.scopes, self.stmts, self.inlining, self.loc, self.in_entry)
+        entry = self.functions[key]
+        try:
+            self.in_entry = False
+            for _ in range(MAX_RECURSION_PASSES):
+                params = [ir.Var(getattr(a, "hint", "x"), a.type) for a in atoms]
+                args = unflatten(treedef, params)
+                entry["used"] = False
+                function, out_tree = self.lower_function(fn, list(args), self.unique_name(fn.__name__))
+                function.params = params
+                function.body.params = params
+                guess = (out_tree, [r.type for r in function.body.results])
+                settled = same_treedef(guess[0], entry["guess"][0]) and guess[1] == entry["guess"][1]
+                entry["guess"] = guess
+                entry["function"] = function
+                if settled or not entry["used"]:
+                    break
+            else:
+                raise self.error(SstadTypeError, f"cannot infer the result type of recursive `{fn.__name__}`")
+        finally:
+            self.scope, self.scopes, self.stmts, self.inlining, self.loc, self.in_entry = saved
+        self.order.append(entry["function"])
+
+    def unique_name(self, base):
+        taken = {f.name for f in self.order}
+        name, k = base, 1
+        while name in taken:
+            name, k = f"{base}_{k}", k + 1
+        return name
+
+
+def lower(fn, args, name=None):
+    """Lower ``fn`` for the run-time arguments ``args`` (a tuple of pytrees).
+
+    Returns ``(module, in_tree, out_tree, captures)``: the IR module, the structure of
+    the arguments and of the result, and the captured global arrays (extra parameters
+    after the argument leaves)."""
+    lowerer = Lowerer()
+    in_tree, leaves = flatten_runtime(args)
+    params = [ir.Var("x", A.of_value(v)) for v in leaves]
+    arg_values = unflatten_runtime(in_tree, params)
+    function, out_tree = lowerer.lower_function(fn, arg_values, name or fn.__name__)
+    _name_params(function, fn, arg_values)
+    captures = list(lowerer.captures.values())
+    function.params = function.params + [c.var for c in captures]
+    function.body.params = function.params
+    # recursive specialisations refer to their table entries; resolve them now
+    for stmt in _all_calls(lowerer.order + [function]):
+        stmt.callee = stmt.callee["function"] if isinstance(stmt.callee, dict) else stmt.callee
+    module = ir.Module(lowerer.order + [function])
+    return module, in_tree, out_tree, captures
+
+
+def _all_calls(functions):
+    for f in functions:
+        for stmt in ir.walk(f.body):
+            if isinstance(stmt, ir.Call):
+                yield stmt
+
+
+def _name_params(function, fn, arg_values):
+    """Give argument leaves the user's parameter names (``W``, ``params_b``)."""
+    fn_node, _ = function_node(fn)
+    for param, value in zip(fn_node.args.args, arg_values):
+        _, leaves = flatten(value)
+        keyed = _leaf_paths(value, param.id)
+        for leaf, path in zip(leaves, keyed):
+            leaf.hint = path
+
+
+def _leaf_paths(value, prefix):
+    if is_atom(value):
+        return [prefix]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _leaf_paths(v, f"{prefix}_{k}")]
+    if isinstance(value, (tuple, list)):
+        return [p for i, v in enumerate(value) for p in _leaf_paths(v, f"{prefix}{i}")]
+    return []
+
+
+# --- run-time arguments ------------------------------------------------------------
+def flatten_runtime(value):
+    """Flatten run-time arguments: numbers and arrays are leaves, the rest is static."""
+    leaves = []
+
+    def walk(v):
+        if isinstance(v, (bool, int, float, complex, np.generic, np.ndarray)):
+            if isinstance(v, np.ndarray) and v.dtype == object:
+                raise UnsupportedSyntaxError("arrays of Python objects are not supported")
+            leaves.append(v)
+            return ("leaf",)
+        if isinstance(v, (list, tuple)):
+            return ("list" if isinstance(v, list) else "tuple", tuple(walk(x) for x in v))
+        if isinstance(v, dict):
+            return ("dict", tuple(v), tuple(walk(x) for x in v.values()))
+        return ("static", v)
+    return walk(value), leaves
+
+
+unflatten_runtime = unflatten

@@ -1,0 +1,331 @@
+"""Lowering of statements: assignment, control flow, return/break/continue as flags.
+
+``break``, ``continue`` and ``return`` set flags in the state (``%brk``, ``%cont``,
+``%ret``); the statements after one that may have exited run under ``if not flag``,
+and loop conditions test the flags.  What remains is structured control flow only.
+"""
+from __future__ import annotations
+
+import gast
+
+from sstad.errors import AliasingError, SstadTypeError, UnsupportedSyntaxError
+from sstad.frontend.builder import FALSE, MISSING, TRUE
+from sstad.frontend.pytree import StaticList, is_atom
+from sstad.frontend.values import Closure, Counted, Enumerate, RangeValue, Zip
+from sstad.ir import nodes as ir
+from sstad.runtime import abstract as A
+
+UNSUPPORTED_STATEMENTS = {
+    gast.Try: ("`try` is not supported", "handle errors outside the compiled function"),
+    gast.With: ("`with` is not supported", "move the `with` block outside the compiled function"),
+    gast.AsyncWith: ("`async with` is not supported", "compile synchronous code only"),
+    gast.AsyncFor: ("`async for` is not supported", "compile synchronous code only"),
+    gast.AsyncFunctionDef: ("`async def` is not supported", "compile synchronous code only"),
+    gast.ClassDef: ("a `class` inside a compiled function is not supported",
+                    "define the class at module level and pass arrays instead"),
+    gast.Delete: ("`del` is not supported", "rebind the name instead, or let it go out of use"),
+    gast.Import: ("`import` inside a compiled function is not supported",
+                  "import at module level; sstad resolves module names through globals"),
+    gast.ImportFrom: ("`import` inside a compiled function is not supported",
+                      "import at module level; sstad resolves module names through globals"),
+    gast.Raise: ("`raise` is not supported in compiled code", "check inputs before calling"),
+    gast.Assert: ("`assert` is not supported in compiled code", "check inputs before calling"),
+}
+
+
+class StatementLowering:
+    # --- sequences with exits ----------------------------------------------------
+    def flag(self, name):
+        value = self.scope.env.get(name, FALSE)
+        return value if value is not None else FALSE
+
+    def exited(self, with_continue=True):
+        """The atom 'an exit (return, break, continue) happened on this path'."""
+        flags = [self.flag("%ret"), self.flag("%brk")] + ([self.flag("%cont")] if with_continue else [])
+        out = FALSE
+        for f in flags:
+            out = self.logical_or(out, f)
+        return out
+
+    def run_sequence(self, thunks):
+        """Run thunks in order; after one that may exit, guard the rest by the flags."""
+        for i, thunk in enumerate(thunks):
+            thunk()
+            done = self.exited()
+            if isinstance(done, ir.Const):
+                if done.value:
+                    return
+                continue
+            rest = thunks[i + 1:]
+            if rest:
+                self.branch(self.logical_not(done), lambda: self.run_sequence(rest), lambda: None)
+            return
+
+    def lower_body(self, stmts):
+        self.run_sequence([lambda s=s: self.lower_stmt(s) for s in stmts])
+
+    # --- statements ----------------------------------------------------------------
+    def lower_stmt(self, node):
+        self.at(node)
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            message, hint = UNSUPPORTED_STATEMENTS.get(
+                type(node), (f"`{type(node).__name__}` statements are not supported", None))
+            raise self.error(UnsupportedSyntaxError, message, node, hint)
+        method(node)
+
+    def stmt_Pass(self, node):
+        pass
+
+    def stmt_Expr(self, node):
+        if isinstance(node.value, gast.Constant) and isinstance(node.value.value, str):
+            return                                    # a docstring
+        self.expr(node.value)
+
+    def stmt_Assign(self, node):
+        value = self.expr(node.value)
+        for target in node.targets:
+            self.assign(target, value)
+
+    def stmt_AnnAssign(self, node):
+        if node.value is not None:
+            self.assign(node.target, self.expr(node.value))
+
+    def stmt_AugAssign(self, node):
+        op = self.binop_name(node.op, node)
+        target = node.target
+        if isinstance(target, gast.Name):
+            current = self.lookup(target.id, target)
+            rhs = self.expr(node.value)
+            if is_atom(current) and isinstance(current.type, A.Array) and op in self.INPLACE:
+                self.apply("iop." + op, [current, self.atom(rhs, node.value)], hint=target.id)
+                return                                # in place: aliases see the change
+            self.assign(target, self.binop(op, current, rhs, node))
+        elif isinstance(target, gast.Subscript):
+            base = self.expr(target.value)
+            index = self.index_of(target.slice)
+            current = self.subscript(base, index, target)
+            self.store_subscript(base, index, self.binop(op, current, self.expr(node.value), node),
+                                 target)
+        else:
+            raise self.error(UnsupportedSyntaxError, "only names and subscripts can be augmented",
+                             node, "write `x = x + v` with a local name")
+
+    def stmt_Global(self, node):
+        self.scope.declared_global.update(node.names)
+
+    stmt_Nonlocal = stmt_Global
+
+    def stmt_FunctionDef(self, node):
+        if node.decorator_list:
+            raise self.error(UnsupportedSyntaxError, "decorators on nested functions are not supported",
+                             node.decorator_list[0], "define it without a decorator")
+        self.check_signature(node.args, node)
+        self.scope.env[node.name] = Closure(node, self.scope, self.scope.filename, node.name)
+
+    def stmt_Return(self, node):
+        value = self.expr(node.value) if node.value is not None else None
+        self.scope.env["%retval"] = value
+        self.scope.env["%ret"] = TRUE
+
+    def stmt_Break(self, node):
+        self.scope.env["%brk"] = TRUE
+
+    def stmt_Continue(self, node):
+        self.scope.env["%cont"] = TRUE
+
+    def stmt_If(self, node):
+        cond = self.truth(self.expr(node.test), node.test)
+        self.branch(cond, lambda: self.lower_body(node.body), lambda: self.lower_body(node.orelse))
+
+    # --- loops ---------------------------------------------------------------------
+    def _loop_frame(self, run):
+        """Give a loop its own break/continue flags, restoring the outer loop's after."""
+        env = self.scope.env
+        saved = {k: env.get(k, MISSING) for k in ("%brk", "%cont")}
+        env["%brk"], env["%cont"] = FALSE, FALSE
+        run()
+        env = self.scope.env
+        for k, v in saved.items():
+            if v is MISSING:
+                env.pop(k, None)
+            else:
+                env[k] = v
+
+    def _iteration(self, bind, run_body):
+        """One iteration: reset `continue`, bind the target, run the body."""
+        def run():
+            self.scope.env["%cont"] = FALSE
+            bind()
+            run_body()
+            self.scope.env["%cont"] = FALSE
+        return run
+
+    def stmt_While(self, node):
+        if node.orelse:
+            raise self.error(UnsupportedSyntaxError, "`while ... else` is not supported",
+                             node.orelse[0], "use a flag variable after the loop")
+
+        def cond():
+            stop = self.exited(with_continue=False)
+            return self.branch(stop, lambda: FALSE,
+                               lambda: self.truth(self.expr(node.test), node.test), hint="go")
+
+        def run():
+            self.loop(self._iteration(lambda: None, lambda: self.lower_body(node.body)), cond_thunk=cond)
+        self._loop_frame(run)
+        forever = isinstance(node.test, gast.Constant) and node.test.value is True
+        if forever and not self.has_exit(node.body, gast.Break):
+            self.scope.env["%ret"] = TRUE       # `while True` without break leaves only by return
+
+    def stmt_For(self, node):
+        if node.orelse:
+            raise self.error(UnsupportedSyntaxError, "`for ... else` is not supported",
+                             node.orelse[0], "use a flag variable after the loop")
+        iterable = self.iteration_space(self.expr(node.iter), node.iter)
+        self.for_each(node.target, iterable, lambda: self.lower_body(node.body),
+                      self.has_exit(node.body, gast.Break) or self.has_exit(node.body, gast.Return))
+
+    def for_each(self, target, iterable, run_body, exits):
+        """Loop ``target`` over an iteration space (static items, or a counted range)."""
+        hint = target.id if isinstance(target, gast.Name) else "i"
+        if isinstance(iterable, tuple):                 # static: unroll
+            def run():
+                self.run_sequence([
+                    self._iteration(lambda v=v: self.assign(target, v), run_body)
+                    for v in iterable])
+            return self._loop_frame(run)
+        start, stop, step, element = iterable.start, iterable.stop, iterable.step, iterable.element
+        if not exits:
+            def run():
+                self.loop(lambda i: self._iteration(lambda: self.assign(target, element(i)), run_body)(),
+                          bounds=(start, stop, step), index_hint=hint)
+            return self._loop_frame(run)
+        # break or return inside: a while loop over a hidden counter
+        if not isinstance(step, ir.Const):
+            raise self.error(UnsupportedSyntaxError,
+                             "a loop with `break`/`return` needs a constant range step", target)
+        counter = "%i"
+        saved = self.scope.env.get(counter, MISSING)
+        self.scope.env[counter] = start
+
+        def cond():
+            stop_now = self.exited(with_continue=False)
+            i = self.scope.env[counter]
+            return self.branch(stop_now, lambda: FALSE,
+                               lambda: self.apply("op.lt" if step.value > 0 else "op.gt", [i, stop]),
+                               hint="go")
+
+        def step_and_bind():
+            i = self.scope.env[counter]
+            self.scope.env[counter] = self.apply("op.add", [i, step], hint=hint)
+            self.assign(target, element(i))
+
+        self._loop_frame(lambda: self.loop(self._iteration(step_and_bind, run_body), cond_thunk=cond))
+        if saved is MISSING:
+            self.scope.env.pop(counter, None)
+        else:
+            self.scope.env[counter] = saved
+
+    @staticmethod
+    def has_exit(body, kind):
+        """Does ``body`` contain ``kind`` (Break/Return) that leaves *this* loop?"""
+        def visit(node, in_loop):
+            if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+                return False
+            if isinstance(node, kind) and not (kind is gast.Break and in_loop):
+                return True
+            nested = in_loop or isinstance(node, (gast.For, gast.While))
+            return any(visit(c, nested) for c in gast.iter_child_nodes(node))
+        return any(visit(s, False) for s in body)
+
+    def iteration_space(self, value, node):
+        """A tuple of static items (unrolled), or a :class:`Counted` run-time space."""
+        if isinstance(value, (tuple, StaticList)):
+            return tuple(value)
+        if isinstance(value, dict):
+            return tuple(ir.Const(k) for k in value)
+        if isinstance(value, RangeValue):
+            return Counted(value.start, value.stop, value.step, lambda i: i)
+        if is_atom(value) and isinstance(value.type, (A.Array, A.ListOf)):
+            n = self.apply("builtin.len", [value], hint="n")
+            return Counted(ir.Const(0), n, ir.Const(1), lambda i: self.subscript(value, (i,), node))
+        if isinstance(value, Enumerate):
+            inner = self.iteration_space(value.inner, node)
+            if isinstance(inner, tuple):
+                return tuple((ir.Const(k), v) for k, v in enumerate(inner))
+            start, stop, step, element = inner.start, inner.stop, inner.step, inner.element
+            if not (ir.is_scalar_const(start, 0) and ir.is_scalar_const(step, 1)):
+                raise self.error(UnsupportedSyntaxError, "enumerate over a range that does not start at 0",
+                                 node, "enumerate an array or list, or use range directly")
+            return Counted(start, stop, step, lambda i: (i, element(i)))
+        if isinstance(value, Zip):
+            spaces = [self.iteration_space(v, node) for v in value.items]
+            if all(isinstance(s, tuple) for s in spaces):
+                return tuple(zip(*spaces))
+            if any(isinstance(s, tuple) for s in spaces) or not all(
+                    ir.is_scalar_const(s.start, 0) and ir.is_scalar_const(s.step, 1) for s in spaces):
+                raise self.error(UnsupportedSyntaxError, "zip of these iterables is not supported", node,
+                                 "zip arrays, run-time lists or ranges starting at 0")
+            stop = spaces[0].stop
+            for s in spaces[1:]:
+                stop = self.apply("builtin.min", [stop, s.stop], hint="n")
+            return Counted(ir.Const(0), stop, ir.Const(1), lambda i: tuple(s.element(i) for s in spaces))
+        raise self.error(UnsupportedSyntaxError, f"cannot iterate over {self.describe(value)}", node,
+                         "iterate over range(...), an array, a list, enumerate(...) or zip(...)")
+
+    # --- targets -----------------------------------------------------------------
+    def assign(self, target, value):
+        if isinstance(target, gast.Name):
+            if target.id in self.scope.declared_global:
+                raise self.error(UnsupportedSyntaxError,
+                                 f"assigning to global/nonlocal `{target.id}` is not supported", target,
+                                 "return the new value instead of writing an outer variable")
+            if isinstance(value, ir.Var) and self.stmts and value in getattr(self.stmts[-1], "outs", ()):
+                value.hint = target.id            # name a fresh value after the user's name
+            self.scope.env[target.id] = value
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            items = self.unpack(value, len(target.elts), target)
+            for t, v in zip(target.elts, items):
+                self.assign(t, v)
+        elif isinstance(target, gast.Subscript):
+            base = self.expr(target.value)
+            self.store_subscript(base, self.index_of(target.slice), value, target)
+        elif isinstance(target, gast.Starred):
+            raise self.error(UnsupportedSyntaxError, "starred assignment is not supported", target,
+                             "index the sequence explicitly")
+        else:
+            raise self.error(UnsupportedSyntaxError, f"cannot assign to {type(target).__name__}", target,
+                             "assign to a local name or a subscript")
+
+    def unpack(self, value, count, node):
+        if isinstance(value, (tuple, StaticList)):
+            if len(value) != count:
+                raise self.error(SstadTypeError, f"cannot unpack {len(value)} values into {count}", node)
+            return list(value)
+        if is_atom(value) and isinstance(value.type, (A.Array, A.ListOf)):
+            return [self.subscript(value, (ir.Const(k),), node) for k in range(count)]
+        raise self.error(SstadTypeError, f"cannot unpack {self.describe(value)}", node)
+
+    def store_subscript(self, base, index, value, node):
+        if isinstance(base, dict):
+            key = self.static_key(index, node)
+            self.rebind_static(base, {**base, key: value})
+            return
+        if not is_atom(base):
+            raise self.error(UnsupportedSyntaxError, f"cannot assign into {self.describe(base)}", node,
+                             "tuples are immutable; build a new one")
+        if base in self.views:
+            raise self.error(
+                AliasingError, "writing into a view (a slice, reshape or transpose of another array)",
+                node, "make it a copy first (`y = x[...].copy()`) or write into the original array")
+        atoms, layout = self.index_layout(index, first_slot=2, node=node)
+        self.apply("setitem", [base, self.atom(value, node)] + atoms, {"index": layout},
+                   hint=getattr(base, "hint", "x"))
+
+    def rebind_static(self, old, new):
+        for scope in self.scopes:
+            for name, v in list(scope.env.items()):
+                if v is old:
+                    scope.env[name] = new
+

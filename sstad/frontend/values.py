@@ -1,0 +1,44 @@
+"""Static values the lowering passes around besides atoms and containers."""
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Closure:
+    """A nested ``def`` or ``lambda``: its node and the scope it reads free names from."""
+    node: object
+    scope: object
+    filename: str
+    name: str = "<lambda>"
+
+
+@dataclass(frozen=True)
+class RangeValue:
+    start: object
+    stop: object
+    step: object
+
+
+@dataclass(frozen=True)
+class Enumerate:
+    inner: object
+
+
+@dataclass(frozen=True)
+class Zip:
+    items: tuple
+
+
+@dataclass(frozen=True)
+class BoundMethod:
+    """``obj.name`` before the call: a method of an array, list or dict."""
+    obj: object
+    name: str
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A run-time iteration space: ``element(i)`` for i in range(start, stop, step)."""
+    start: object
+    stop: object
+    step: object
+    element: object

@@ -1,0 +1,100 @@
+"""Dead-code elimination by mark and sweep over the structured IR.
+
+Live: the function's results, every in-place write (the caller may see it) and whatever
+a live value needs.  A loop-carried value whose final value and parameter are both dead
+is dropped with its init and body result; likewise unused ``If`` outputs.
+"""
+from sstad.ir import nodes as ir
+from sstad.passes import register_pass
+
+
+def _mark(function):
+    live = set(function.body.results)
+
+    def visit(block):
+        changed = False
+        for stmt in block.stmts:
+            if isinstance(stmt, (ir.Apply, ir.Call)):
+                if isinstance(stmt, ir.Call) or stmt.prim.mutates or any(o in live for o in stmt.outs):
+                    changed |= _add(live, stmt.args)
+                continue
+            if isinstance(stmt, ir.If):
+                for k, out in enumerate(stmt.outs):
+                    if out in live:
+                        changed |= _add(live, [stmt.then.results[k], stmt.orelse.results[k]])
+                changed |= _add(live, [stmt.cond])
+            else:
+                params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
+                for k, (out, param) in enumerate(zip(stmt.outs, params)):
+                    if out in live or param in live:
+                        changed |= _add(live, [param, stmt.inits[k], stmt.body.results[k]])
+                if isinstance(stmt, ir.While):
+                    changed |= _add(live, stmt.cond.results)
+                else:
+                    changed |= _add(live, [stmt.start, stmt.stop, stmt.step])
+            for region in ir.regions(stmt):
+                changed |= visit(region)
+        return changed
+
+    while visit(function.body):
+        pass
+    return live
+
+
+def _add(live, atoms):
+    new = [a for a in atoms if isinstance(a, ir.Var) and a not in live]
+    live.update(new)
+    return bool(new)
+
+
+def _has_effects(block):
+    return any(isinstance(s, ir.Call) or (isinstance(s, ir.Apply) and s.prim.mutates)
+               for s in ir.walk(block))
+
+
+def _sweep(block, live):
+    changed = False
+    kept = []
+    for stmt in block.stmts:
+        if isinstance(stmt, ir.If):
+            keep = [k for k, o in enumerate(stmt.outs) if o in live]
+            if len(keep) < len(stmt.outs):
+                changed = True
+                stmt.outs = [stmt.outs[k] for k in keep]
+                for b in (stmt.then, stmt.orelse):
+                    b.results = [b.results[k] for k in keep]
+        elif isinstance(stmt, (ir.While, ir.For)):
+            offset = 1 if isinstance(stmt, ir.For) else 0
+            params = stmt.body.params[offset:]
+            keep = [k for k, (o, p) in enumerate(zip(stmt.outs, params)) if o in live or p in live]
+            if len(keep) < len(stmt.outs):
+                changed = True
+                stmt.outs = [stmt.outs[k] for k in keep]
+                stmt.inits = [stmt.inits[k] for k in keep]
+                stmt.body.results = [stmt.body.results[k] for k in keep]
+                stmt.body.params = stmt.body.params[:offset] + [params[k] for k in keep]
+                if isinstance(stmt, ir.While):
+                    stmt.cond.params = stmt.body.params
+        for region in ir.regions(stmt):
+            changed |= _sweep(region, live)
+        if isinstance(stmt, (ir.Apply, ir.Call)):
+            dead = not (isinstance(stmt, ir.Call) or stmt.prim.mutates) and not any(o in live for o in stmt.outs)
+        elif isinstance(stmt, ir.If):
+            dead = not stmt.outs and not _has_effects(stmt.then) and not _has_effects(stmt.orelse)
+        else:
+            dead = not stmt.outs and not any(_has_effects(r) for r in ir.regions(stmt))
+        if dead:
+            changed = True
+        else:
+            kept.append(stmt)
+    block.stmts = kept
+    return changed
+
+
+@register_pass("dce")
+def dead_code_elimination(module) -> bool:
+    """Drop bindings, branch outputs and loop-carried values that nothing live uses."""
+    changed = False
+    for fn in module.functions:
+        changed |= _sweep(fn.body, _mark(fn))
+    return changed
