@@ -85,6 +85,8 @@ def prototype(aval):
         return one.item() if aval.weak else one[()]
     if isinstance(aval, Array):
         return np.full((1,) * aval.ndim, 0.5 if aval.dtype.kind in "fc" else 1, aval.dtype)
+    if isinstance(aval, ListOf):
+        return [prototype(aval.elem)]
     raise TypeError(f"no prototype for {aval}")
 
 

@@ -87,14 +87,15 @@ def _astype_infer(avals, params):
     return A.Array(dtype, a.ndim) if isinstance(a, A.Array) else A.Scalar(dtype)
 
 
-def _astype_emit(args, params):
+def _astype_emit(args, params, avals):
     dtype = np.dtype(params["dtype"])
-    return f"{args[0]}.astype(np.{dtype.name})" if params.get("array") else f"np.{dtype.name}({args[0]})"
+    if isinstance(avals[0], A.Array):
+        return f"{args[0]}.astype(np.{dtype.name})"
+    return f"np.{dtype.name}({args[0]})"
 
 
 # ``astype``, and the casts the compiler inserts to keep code type-stable.
-Primitive("astype", lambda x, dtype, array=True: np.asarray(x).astype(dtype), _astype_infer,
-          _astype_emit)
+Primitive("astype", lambda x, dtype: np.asarray(x).astype(dtype)[()], _astype_infer, _astype_emit)
 
 # --- in-place arithmetic on arrays: ``x += v`` writes into x (aliases see it) --------
 INPLACE = {"add": "+=", "sub": "-=", "mul": "*=", "truediv": "/=", "floordiv": "//=",

@@ -2,7 +2,7 @@
 import numpy as np
 
 from sstad.runtime import abstract as A
-from sstad.runtime.primitive import numpy_primitive, text_of
+from sstad.runtime.primitive import Primitive, numpy_primitive, text_of
 
 SHAPE_FUNCTIONS = """transpose ravel expand_dims squeeze swapaxes moveaxis concatenate stack
 hstack vstack broadcast_to flip fliplr flipud triu tril tile repeat roll copy
@@ -27,3 +27,10 @@ def _reshape_emit(args, params, avals):
 
 
 numpy_primitive("reshape", np.reshape, _reshape_infer, _reshape_emit)
+
+
+# ``x.shape[k]`` and ``x.size``: Python ints at run time.
+_INT = A.Scalar(np.dtype(np.int64), weak=True)
+Primitive("dim", lambda x, axis: x.shape[axis], lambda avals, params: _INT,
+          lambda args, params, avals: f"{args[0]}.shape[{params['axis']}]")
+Primitive("size", np.size, lambda avals, params: _INT, lambda args, params, avals: f"{args[0]}.size")

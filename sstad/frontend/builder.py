@@ -83,6 +83,9 @@ class Builder:
             return atom
         if isinstance(atom, ir.Undef):
             return ir.Undef(target)
+        if isinstance(atom.type, A.ListOf) and atom.type.elem is A.UNKNOWN:
+            atom.type = target                   # an empty list: its first append types it
+            return atom
         if isinstance(atom, ir.Const) and isinstance(target, A.Scalar):
             value = np.asarray(atom.value).astype(target.dtype)[()]
             return ir.Const(value.item() if target.weak else value, target)

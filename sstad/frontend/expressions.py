@@ -126,6 +126,8 @@ class ExpressionLowering:
         return tuple(self.expr(e) for e in node.elts)
 
     def expr_List(self, node):
+        if not node.elts:                        # `[]` grows at run time
+            return self.apply("list.new", [], hint="items")
         return StaticList(self.expr(e) for e in node.elts)
 
     def expr_Dict(self, node):

@@ -58,8 +58,15 @@ class StatementLowering:
                 continue
             rest = thunks[i + 1:]
             if rest:
-                self.branch(self.logical_not(done), lambda: self.run_sequence(rest), lambda: None)
+                self.branch(self.logical_not(done), lambda: self.run_sequence(rest),
+                            lambda: self.mark_exited(done))
             return
+
+    def mark_exited(self, done):
+        """On the path that skipped the rest, the one flag that was unknown is now set."""
+        for name in ("%ret", "%brk", "%cont"):
+            if self.flag(name) is done:
+                self.scope.env[name] = TRUE
 
     def lower_body(self, stmts):
         self.run_sequence([lambda s=s: self.lower_stmt(s) for s in stmts])
@@ -263,6 +270,8 @@ class StatementLowering:
             spaces = [self.iteration_space(v, node) for v in value.items]
             if all(isinstance(s, tuple) for s in spaces):
                 return tuple(zip(*spaces))
+            spaces = [self.iteration_space(self.call_numpy("array", [StaticList(s)], {}, node), node)
+                      if isinstance(s, tuple) and all(is_atom(v) for v in s) else s for s in spaces]
             if any(isinstance(s, tuple) for s in spaces) or not all(
                     ir.is_scalar_const(s.start, 0) and ir.is_scalar_const(s.step, 1) for s in spaces):
                 raise self.error(UnsupportedSyntaxError, "zip of these iterables is not supported", node,
