@@ -92,6 +92,9 @@ class FunctionEmitter:
         return stmt.prim.emit(args, stmt.params, [a.type for a in stmt.args])
 
     def stmt_Apply(self, stmt, depth):
+        if stmt.prim.name == "list.new":      # typed empty list: Numba must know the element
+            self.out(f"{self.name(stmt.outs[0])} = [{undef_text(stmt.outs[0].type.elem)}][:0]", depth)
+            return
         text = self.expression(stmt)
         if stmt.prim.mutates:
             self.name.alias(stmt.outs[0], stmt.args[0])

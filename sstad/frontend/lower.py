@@ -156,11 +156,12 @@ class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
         self.order.append(entry["function"])
 
     def unique_name(self, base):
+        """Specialisations are ``f_1``, ``f_2``...; the entry keeps the plain name."""
         taken = {f.name for f in self.order}
-        name, k = base, 1
-        while name in taken:
-            name, k = f"{base}_{k}", k + 1
-        return name
+        k = 1
+        while f"{base}_{k}" in taken:
+            k += 1
+        return f"{base}_{k}"
 
 
 def lower(fn, args, name=None):
