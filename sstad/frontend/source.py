@@ -7,7 +7,7 @@ import types
 
 import gast
 
-from sstad.errors import SourceError
+from sstad.errors import SourceError, UnsupportedSyntaxError
 from sstad.ir.nodes import Loc
 
 _parsed: dict = {}
@@ -37,7 +37,7 @@ def function_node(fn: types.FunctionType):
     name = fn.__name__
     candidates = []
     for node in gast.walk(tree):
-        if isinstance(node, gast.FunctionDef) and node.name == name:
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name == name:
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
             if code.co_firstlineno in (first, node.lineno):
                 candidates.append(node)
@@ -48,6 +48,9 @@ def function_node(fn: types.FunctionType):
     if not candidates:
         raise SourceError(f"cannot find the source of {fn.__qualname__} in {filename}",
                           hint="was the file edited after the function was defined?")
+    if isinstance(candidates[0], gast.AsyncFunctionDef):
+        raise UnsupportedSyntaxError("`async def` is not supported", loc_of(candidates[0], filename),
+                                     "compile synchronous code only")
     return candidates[0], filename
 
 

@@ -171,7 +171,7 @@ class StatementLowering:
     def stmt_While(self, node):
         if node.orelse:
             raise self.error(UnsupportedSyntaxError, "`while ... else` is not supported",
-                             node.orelse[0], "use a flag variable after the loop")
+                             node, "use a flag variable after the loop")
 
         def cond():
             stop = self.exited(with_continue=False)
@@ -188,7 +188,7 @@ class StatementLowering:
     def stmt_For(self, node):
         if node.orelse:
             raise self.error(UnsupportedSyntaxError, "`for ... else` is not supported",
-                             node.orelse[0], "use a flag variable after the loop")
+                             node, "use a flag variable after the loop")
         iterable = self.iteration_space(self.expr(node.iter), node.iter)
         self.for_each(node.target, iterable, lambda: self.lower_body(node.body),
                       self.has_exit(node.body, gast.Break) or self.has_exit(node.body, gast.Return))

@@ -1,0 +1,13 @@
+"""A function with a `while` loop and an `if`, for the `sstad dump` tests."""
+import numpy as np
+
+
+def damped(x, tol):
+    steps = 0
+    while np.abs(x).max() > tol:
+        if steps % 2 == 0:
+            x = 0.5 * x
+        else:
+            x = x - 0.25 * x
+        steps += 1
+    return x, steps
