@@ -116,15 +116,35 @@ class FunctionEmitter:
                      f"{self.atom(orelse.results[0])}", depth)
             return
         self.out(f"if {cond}:", depth)
-        self.branch(then, outs, depth + 1)
+        self.branch(then, stmt.outs, depth + 1)
         if orelse.stmts or outs:
             self.out("else:", depth)
-            self.branch(orelse, outs, depth + 1)
+            self.branch(orelse, stmt.outs, depth + 1)
+
+    def coalesce(self, block, targets, loop_params=None):
+        """Compute each result straight into its target variable, saving a copy.
+
+        A result defined at the top of ``block`` takes its target's name.  In a loop
+        body the target is the carried parameter, so this is only safe when nothing
+        after the definition still reads the parameter's old value."""
+        defined = {o: k for k, st in enumerate(block.stmts) if isinstance(st, (ir.Apply, ir.Call, ir.If))
+                   and not (isinstance(st, ir.Apply) and st.prim.mutates) for o in st.outs}
+        for pos, (result, target) in enumerate(zip(block.results, targets)):
+            if result not in defined or result in self.name.names or block.results.count(result) > 1:
+                continue
+            if loop_params is not None:
+                k = defined[result]
+                later = [a for st in block.stmts[k + 1:] for a in ir.reads(st)]
+                later += [r for i, r in enumerate(block.results) if i != pos]
+                if any(a is target for a in later):
+                    continue
+            self.name.alias(result, target)
 
     def branch(self, block, outs, depth):
+        self.coalesce(block, outs)
         start = len(self.lines)
         self.block(block.stmts, depth) if block.stmts else None
-        self.assign(outs, [self.atom(r) for r in block.results], depth)
+        self.assign([self.name(o) for o in outs], [self.atom(r) for r in block.results], depth)
         if len(self.lines) == start:
             self.out("pass", depth)
 
@@ -155,6 +175,7 @@ class FunctionEmitter:
         self.loop_body(stmt.body, params, depth + 1)
 
     def loop_body(self, body, params, depth):
+        self.coalesce(body, params, loop_params=params)
         start = len(self.lines)
         self.block(body.stmts, depth) if body.stmts else None
         self.assign([self.name(p) for p in params], [self.atom(r) for r in body.results], depth)

@@ -58,7 +58,7 @@ class Builder:
         loc = self.loc_of(node) if node is not None else self.loc
         return cls(message, loc, hint)
 
-    def apply(self, prim_name, args, params=None, hint="t"):
+    def apply(self, prim_name, args, params=None, hint="%t"):
         """Append ``out = prim(args)`` and return ``out`` (type inferred from the args)."""
         prim = lookup(prim_name)
         params = params or {}
@@ -89,7 +89,7 @@ class Builder:
         if isinstance(atom, ir.Const) and isinstance(target, A.Scalar):
             value = np.asarray(atom.value).astype(target.dtype)[()]
             return ir.Const(value.item() if target.weak else value, target)
-        out = ir.Var(getattr(atom, "hint", "t"), target)
+        out = ir.Var(getattr(atom, "hint", "%t"), target)
         stmts.append(ir.Apply([out], lookup("astype"), [atom], {"dtype": target.dtype}, self.loc))
         return out
 
@@ -162,7 +162,7 @@ class Builder:
             types.append(t)
         return treedef, flat, types
 
-    def branch(self, cond, then_thunk, else_thunk, hint="t"):
+    def branch(self, cond, then_thunk, else_thunk, hint="%t"):
         """Lower ``if cond: then else: else`` and return the joined value of the thunks."""
         if isinstance(cond, ir.Const):
             return (then_thunk if cond.value else else_thunk)()

@@ -176,7 +176,7 @@ class CallLowering:
                 raise self.error(SstadTypeError, f"np.{name} cannot take {self.describe(value)}", node)
             return value
         layout = (tuple(layout_of(a) for a in args), {k: layout_of(v) for k, v in kwargs.items()})
-        hint = next((a.hint for a in atoms if isinstance(a, ir.Var)), "t") if name in VIEW_FUNCTIONS else "t"
+        hint = next((a.hint for a in atoms if isinstance(a, ir.Var)), "%t") if name in VIEW_FUNCTIONS else "%t"
         out = self.apply(name, atoms, {"layout": layout}, hint=hint)
         if name in VIEW_FUNCTIONS and atoms:
             self.view(out, atoms[0])

@@ -209,7 +209,7 @@ class ExpressionLowering:
                 return ir.Const(PYTHON_OPS[name](a.value, b.value))
             except (ZeroDivisionError, OverflowError):
                 pass
-        hint = "t"
+        hint = "%t"
         return self.apply("op." + name, [a, b], hint=hint)
 
     def sequence_op(self, name, a, b, node):

@@ -13,11 +13,11 @@ class Namer:
         self.counters = {}
 
     def fresh(self, hint):
-        base = re.sub(r"\W", "_", hint or "t") or "t"
+        if not hint or hint == "%t":          # a temporary: t1, t2, ...
+            return self._numbered("t", sep="")
+        base = re.sub(r"\W", "_", hint).strip("_") or "v"
         if base[0].isdigit():
             base = "v" + base
-        if base == "t":
-            return self._numbered("t", sep="")
         if base not in self.taken:
             self.taken.add(base)
             return base

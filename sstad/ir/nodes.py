@@ -173,6 +173,15 @@ def operands(stmt):
     raise TypeError(stmt)
 
 
+def reads(stmt):
+    """Every atom a statement reads, inside its regions too (results included)."""
+    yield from operands(stmt)
+    for region in regions(stmt):
+        for inner in region.stmts:
+            yield from reads(inner)
+        yield from region.results
+
+
 def walk(block):
     """Every statement in a block and its nested regions, outer first."""
     for stmt in block.stmts:
