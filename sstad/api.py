@@ -5,12 +5,11 @@ import functools
 import warnings
 
 import numba
-import numpy as np
-
 from sstad.backend.loader import load_numba, load_python
 from sstad.backend.python import emit_module
-from sstad.errors import BackendError, SstadError
+from sstad.errors import BackendError
 from sstad.frontend.lower import flatten_runtime, lower
+from sstad.frontend.pytree import hashable, unflatten
 from sstad.ir.printer import format_module
 from sstad.ir.verify import verify_module
 from sstad.passes import PASSES, run_passes
@@ -54,42 +53,12 @@ class Compiled:
         out = self.callable(backend)(*leaves)
         count = len(self.module.entry.body.results)
         flat = [] if count == 0 else [out] if count == 1 else list(out)
-        return _unflatten_output(self.out_tree, flat)
-
-
-def _unflatten_output(treedef, leaves):
-    it = iter(leaves)
-
-    def build(d):
-        kind = d[0]
-        if kind == "leaf":
-            return next(it)
-        if kind in ("list", "tuple"):
-            items = [build(x) for x in d[1]]
-            return items if kind == "list" else tuple(items)
-        if kind == "dict":
-            return dict(zip(d[1], (build(x) for x in d[2])))
-        return d[1]
-    return build(treedef)
+        return unflatten(self.out_tree, flat, list_type=list)
 
 
 def _signature(args):
     treedef, leaves = flatten_runtime(args)
-    return _hashable(treedef), tuple(A.of_value(v) for v in leaves)
-
-
-def _hashable(treedef):
-    if treedef[0] == "static":
-        v = treedef[1]
-        try:
-            hash(v)
-            return ("static", type(v).__name__, v)
-        except TypeError:
-            return ("static", id(v))
-    return tuple(_hashable(x) if isinstance(x, tuple) and x and isinstance(x[0], str) and x[0] in
-                 ("leaf", "list", "tuple", "dict", "static") else
-                 tuple(_hashable(y) for y in x) if isinstance(x, tuple) and x and isinstance(x[0], tuple)
-                 else x for x in treedef)
+    return hashable(treedef), tuple(A.of_value(v) for v in leaves)
 
 
 class Jitted:
@@ -189,4 +158,3 @@ def dump(fn, *args, emit="ir", after=None):
     return dispatcher.inspect_llvm(signature)
 
 
-__all__ = ["jit", "dump", "SstadError", "np"]

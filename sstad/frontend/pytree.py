@@ -36,7 +36,8 @@ def flatten(value):
     return walk(value), leaves
 
 
-def unflatten(treedef, leaves):
+def unflatten(treedef, leaves, list_type=StaticList):
+    """Rebuild a structure; lists become ``list_type`` (Python lists for run-time output)."""
     it = iter(leaves)
 
     def build(d):
@@ -44,7 +45,7 @@ def unflatten(treedef, leaves):
         if kind == "leaf":
             return next(it)
         if kind == "list":
-            return StaticList(build(x) for x in d[1])
+            return list_type(build(x) for x in d[1])
         if kind == "tuple":
             return tuple(build(x) for x in d[1])
         if kind == "dict":
@@ -75,3 +76,18 @@ def same_treedef(a, b):
     children_a, children_b = a[-1], b[-1]
     return len(children_a) == len(children_b) and all(
         same_treedef(x, y) for x, y in zip(children_a, children_b))
+
+
+def hashable(treedef):
+    """A treedef usable as a cache key (unhashable static values by identity)."""
+    kind = treedef[0]
+    if kind == "leaf":
+        return treedef
+    if kind == "static":
+        try:
+            hash(treedef[1])
+            return ("static", type(treedef[1]).__name__, treedef[1])
+        except TypeError:
+            return ("static", id(treedef[1]))
+    children = tuple(hashable(c) for c in treedef[-1])
+    return (kind, treedef[1], children) if kind == "dict" else (kind, children)

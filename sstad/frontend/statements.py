@@ -290,7 +290,8 @@ class StatementLowering:
                 raise self.error(UnsupportedSyntaxError,
                                  f"assigning to global/nonlocal `{target.id}` is not supported", target,
                                  "return the new value instead of writing an outer variable")
-            if isinstance(value, ir.Var) and self.stmts and value in getattr(self.stmts[-1], "outs", ()):
+            if isinstance(value, ir.Var) and (value.hint == "%t" or (
+                    self.stmts and value in getattr(self.stmts[-1], "outs", ()))):
                 value.hint = target.id            # name a fresh value after the user's name
             self.scope.env[target.id] = value
         elif isinstance(target, (gast.Tuple, gast.List)):
