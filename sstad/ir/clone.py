@@ -1,0 +1,42 @@
+"""Copy IR statements with fresh variables (for the recomputation in reverse loops)."""
+from sstad.ir import nodes as ir
+
+
+def clone_block(block, subst):
+    """A copy of ``block`` whose variables are fresh; ``subst`` maps old to new and is
+    extended with every variable the copy defines."""
+    params = [_fresh(p, subst) for p in block.params]
+    stmts = [clone_stmt(s, subst) for s in block.stmts]
+    return ir.Block(params, stmts, [atom(r, subst) for r in block.results])
+
+
+def atom(a, subst):
+    return subst.get(a, a) if isinstance(a, ir.Var) else a
+
+
+def _fresh(var, subst):
+    new = ir.Var(var.hint, var.type)
+    subst[var] = new
+    return new
+
+
+def clone_stmt(stmt, subst):
+    args = lambda atoms: [atom(a, subst) for a in atoms]   # noqa: E731
+    if isinstance(stmt, ir.Apply):
+        new = ir.Apply([], stmt.prim, args(stmt.args), dict(stmt.params), stmt.loc)
+    elif isinstance(stmt, ir.Call):
+        new = ir.Call([], stmt.callee, args(stmt.args), stmt.loc)
+    elif isinstance(stmt, ir.If):
+        new = ir.If([], atom(stmt.cond, subst), clone_block(stmt.then, subst),
+                    clone_block(stmt.orelse, subst), stmt.loc)
+    elif isinstance(stmt, ir.While):
+        inits = args(stmt.inits)
+        body = clone_block(stmt.body, subst)
+        cond = ir.Block(body.params, [clone_stmt(s, subst) for s in stmt.cond.stmts],
+                        [atom(r, subst) for r in stmt.cond.results])
+        new = ir.While([], inits, cond, body, stmt.loc)
+    else:
+        new = ir.For([], args(stmt.inits), atom(stmt.start, subst), atom(stmt.stop, subst),
+                     atom(stmt.step, subst), clone_block(stmt.body, subst), stmt.loc)
+    new.outs = [_fresh(o, subst) for o in stmt.outs]
+    return new
