@@ -119,7 +119,7 @@ def _setitem_infer(avals, params):
 
 def _setitem_emit(args, params, avals):
     items = params["index"]
-    if _single_mask(items, avals):
+    if _single_mask(items, avals) and isinstance(avals[1], A.Scalar):
         return f"{args[0]}[...] = np.where({args[items[0]]}, {args[1]}, {args[0]})"
     return f"{args[0]}[{index_text(items, args)}] = {args[1]}"
 

@@ -36,6 +36,8 @@ class Primitive:
         self.emit = emit
         self.mutates = mutates
         self.elementwise = elementwise
+        self.vjp = None          # rule(*args, out, dout, **params) -> cotangents, per argument
+        self.nondiff = False     # a float result whose derivative is zero (floor, sign...)
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} defined twice")
         PRIMITIVES[name] = self
@@ -46,6 +48,23 @@ class Primitive:
 
 def lookup(name):
     return PRIMITIVES[name]
+
+
+def defvjp(*names):
+    """Attach a reverse-mode rule to primitives: ``rule(*args, out, dout, **params)``
+    returns one cotangent per argument (None where there is none).  Rules are plain
+    Python over NumPy; the compiler parses and inlines them like user code."""
+    def register(rule):
+        for name in names:
+            PRIMITIVES[name].vjp = rule
+        return rule
+    return register
+
+
+def nondiff(*names):
+    """Primitives whose result is piecewise constant: zero derivative."""
+    for name in names:
+        PRIMITIVES[name].nondiff = True
 
 
 class Slot(int):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 
 import numba
@@ -90,7 +91,7 @@ class Jitted:
             return compiled.run("numba", leaves)
         except (numba.core.errors.TypingError, numba.core.errors.UnsupportedError,
                 numba.core.errors.LoweringError) as exc:
-            first = str(exc).strip().splitlines()
+            first = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()
             detail = next((line for line in first if line.strip() and "nopython" not in line), first[0])
             error = BackendError(
                 f"Numba cannot compile `{self.fn.__name__}` in nopython mode: {detail.strip()}",

@@ -61,3 +61,30 @@ def dead_carry(x, n):
         unused = unused + 1.0
         total = total + x[i]
     return total
+
+
+def transpose_axes(a):
+    return a.transpose(1, 0) + np.transpose(a, (1, 0))
+
+
+def straight_line_append(x):
+    out = []
+    out.append(x[0])
+    out.append(2.0 * x[1])
+    return sum(out)
+
+
+def nested_default(x):
+    k = 2.0
+
+    def scale(v, factor=k):
+        return factor * v
+    k = 3.0
+    return scale(x)
+
+
+def update_view_in_place(x):
+    y = x.copy()
+    head = y[:2]
+    head += 1.0  # IVIEW
+    return y

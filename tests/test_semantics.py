@@ -143,3 +143,20 @@ def test_emitted_python_cites_each_source_line():
     text = sstad.dump(cases.dead_carry, np.ones(4), 4, emit="python")
     for line in ("for i in range(n):", "total = total + x[i]"):
         assert re.search(rf"# semantics_cases\.py:\d+  {re.escape(line)}", text), text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name, args", [
+    ("transpose_axes", (np.arange(6.0).reshape(2, 3),)),
+    ("straight_line_append", (np.array([1.0, 2.0]),)),
+    ("nested_default", (1.5,)),
+])
+def test_small_programs_match_python(backend, name, args):
+    fn = getattr(cases, name)
+    np.testing.assert_allclose(sstad.jit(fn, backend=backend)(*args), fn(*args))
+
+
+def test_in_place_update_of_a_view_is_refused():
+    with pytest.raises(AliasingError) as info:
+        sstad.jit(cases.update_view_in_place, backend="python")(np.ones(3))
+    assert_names_line(info.value, "IVIEW")

@@ -181,6 +181,11 @@ class Builder:
             if (a is None or b is None) and key[1] == "%value":
                 after[key] = None
                 continue
+            if key[1] in ("%ret", "%brk", "%cont"):
+                a, b = (FALSE if v is MISSING else v for v in (a, b))
+                if same_value(a, b):
+                    after[key] = a
+                    continue
             treedef, flat, types = self.join_leaves(key, [a, b])
             new = [ir.Var(hint if key[1] == "%value" else hint_of(key), t) for t in types]
             for side, leaves in enumerate(flat):

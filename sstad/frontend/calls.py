@@ -104,20 +104,10 @@ class CallLowering:
             out[key] = self.static(value, key)
         return out
 
-    def inline(self, fn, fn_node, filename, args, kwargs, node, parent):
+    def inline(self, fn, fn_node, filename, args, kwargs, node, parent, closure_defaults=()):
         self.check_signature(fn_node.args, fn_node)
         name = getattr(fn_node, "name", "<lambda>")
-        if fn is not None:
-            defaults = self.python_defaults(fn, fn_node)
-        else:
-            defaults = {}
-            params = fn_node.args
-            with_defaults = params.args[len(params.args) - len(params.defaults):]
-            for p, d in zip(with_defaults, params.defaults):
-                defaults[p.id] = self.expr(d)
-            for p, d in zip(params.kwonlyargs, params.kw_defaults):
-                if d is not None:
-                    defaults[p.id] = self.expr(d)
+        defaults = self.python_defaults(fn, fn_node) if fn is not None else dict(closure_defaults)
         env = self.bind_arguments(fn_node.args, defaults, args, kwargs, node, name)
         body = [fn_node.body] if isinstance(fn_node, gast.Lambda) else fn_node.body
         local_names = assigned_names(body) | set(env)
@@ -156,7 +146,19 @@ class CallLowering:
                          "add a `return` at the end so that every path returns a value")
 
     def call_closure(self, closure, args, kwargs, node):
-        return self.inline(None, closure.node, closure.filename, args, kwargs, node, parent=closure.scope)
+        return self.inline(None, closure.node, closure.filename, args, kwargs, node,
+                           parent=closure.scope, closure_defaults=closure.defaults)
+
+    def evaluate_defaults(self, params):
+        """A nested function's defaults, evaluated once where it is defined (as Python does)."""
+        out = []
+        with_defaults = params.args[len(params.args) - len(params.defaults):]
+        for p, d in zip(with_defaults, params.defaults):
+            out.append((p.id, self.expr(d)))
+        for p, d in zip(params.kwonlyargs, params.kw_defaults):
+            if d is not None:
+                out.append((p.id, self.expr(d)))
+        return tuple(out)
 
     # --- NumPy and math ----------------------------------------------------------
     def call_numpy(self, name, args, kwargs, node):
@@ -169,8 +171,12 @@ class CallLowering:
         def layout_of(value):
             if isinstance(value, (tuple, StaticList)):
                 return tuple(layout_of(v) for v in value)
-            if is_atom(value) or isinstance(value, (bool, int, float, np.generic)):
-                atoms.append(self.atom(value, node))
+            if isinstance(value, ir.Const):
+                return value.value               # literal: NumPy sees the real value
+            if isinstance(value, (bool, int, float, np.generic)):
+                return value
+            if is_atom(value):
+                atoms.append(value)
                 return Slot(len(atoms) - 1)
             if isinstance(value, dict) or isinstance(value, (Closure, BoundMethod)):
                 raise self.error(SstadTypeError, f"np.{name} cannot take {self.describe(value)}", node)
@@ -265,6 +271,8 @@ class CallLowering:
                 new = self.apply("list.append", [new, self.atom(item, node)], hint="items")
             self.rebind_static(lst, new)
             lst = new
+        if isinstance(lst.type, A.ListOf) and lst.type.elem is A.UNKNOWN and value.type is not A.UNKNOWN:
+            lst.type = A.ListOf(value.type)      # the first append types an empty list
         self.apply("list.append", [lst, value], hint=getattr(lst, "hint", "items"))
         return None
 

@@ -188,7 +188,7 @@ class ExpressionLowering:
 
     def expr_Lambda(self, node):
         self.check_signature(node.args, node)
-        return Closure(node, self.scope, self.scope.filename)
+        return Closure(node, self.scope, self.scope.filename, "<lambda>", self.evaluate_defaults(node.args))
 
     # --- operators -------------------------------------------------------------
     def binop_name(self, op, node):

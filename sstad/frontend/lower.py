@@ -61,7 +61,7 @@ class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
     # --- captured arrays -----------------------------------------------------------
     def capture(self, value, name, where, node):
         key = id(value)
-        if key not in self.captures:
+        if key not in self.captures or not self.in_entry:
             if not self.in_entry:
                 raise self.error(UnsupportedSyntaxError,
                                  f"recursive functions cannot read the global array `{name}`", node,

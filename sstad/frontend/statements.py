@@ -105,6 +105,10 @@ class StatementLowering:
             current = self.lookup(target.id, target)
             rhs = self.expr(node.value)
             if is_atom(current) and isinstance(current.type, A.Array) and op in self.INPLACE:
+                if current in self.views:
+                    raise self.error(AliasingError, "updating a view (a slice, reshape or transpose "
+                                     "of another array) in place", node,
+                                     "write `y = y + v` for a new array, or update the original array")
                 self.apply("iop." + op, [current, self.atom(rhs, node.value)], hint=target.id)
                 return                                # in place: aliases see the change
             self.assign(target, self.binop(op, current, rhs, node))
@@ -128,7 +132,8 @@ class StatementLowering:
             raise self.error(UnsupportedSyntaxError, "decorators on nested functions are not supported",
                              node.decorator_list[0], "define it without a decorator")
         self.check_signature(node.args, node)
-        self.scope.env[node.name] = Closure(node, self.scope, self.scope.filename, node.name)
+        self.scope.env[node.name] = Closure(node, self.scope, self.scope.filename, node.name,
+                                            self.evaluate_defaults(node.args))
 
     def stmt_Return(self, node):
         value = self.expr(node.value) if node.value is not None else None

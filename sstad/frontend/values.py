@@ -9,6 +9,7 @@ class Closure:
     scope: object
     filename: str
     name: str = "<lambda>"
+    defaults: tuple = ()          # (name, value) pairs, evaluated where it was defined
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,7 @@ class Printer:
 
 def format_module(module):
     printer = Printer()
+    printer.name.taken |= {f.name for f in module.functions}
     for i, fn in enumerate(module.functions):
         if i:
             printer.lines.append("")

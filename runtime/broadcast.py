@@ -1,0 +1,71 @@
+"""``unbroadcast(g, x)``: sum a cotangent ``g`` down to the shape of ``x``.
+
+Every binary elementwise rule ends with it, undoing NumPy broadcasting.  Plain NumPy in
+Python; under Numba an overload walks ``g`` once and accumulates into ``x``'s shape.
+"""
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+from sstad.runtime import abstract as A
+from sstad.runtime.primitive import NUMPY_FUNCTIONS, Primitive, defvjp, emit_call
+
+
+def unbroadcast(g, x):
+    """``g`` summed over the axes that broadcasting ``x`` added or stretched."""
+    shape = np.shape(x)
+    g = np.asarray(g)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    if lead:
+        g = g.sum(axis=tuple(range(lead)))
+    stretched = tuple(k for k, n in enumerate(shape) if n == 1 and g.shape[k] != 1)
+    if stretched:
+        g = g.sum(axis=stretched, keepdims=True)
+    return g if shape else g[()]
+
+
+@overload(unbroadcast)
+def _unbroadcast_numba(g, x):
+    if not isinstance(g, types.Array):
+        return lambda g, x: g
+    if not isinstance(x, types.Array):
+        return lambda g, x: np.sum(g)
+    lead = g.ndim - x.ndim
+
+    def impl(g, x):
+        if lead == 0 and g.shape == x.shape:
+            return np.ascontiguousarray(g)
+        gshape = np.array(g.shape)
+        xshape = np.ones(g.ndim, np.int64)
+        xshape[lead:] = np.array(x.shape)
+        flat = np.ascontiguousarray(g).ravel()
+        out = np.zeros(x.size, g.dtype)
+        for k in range(flat.size):
+            rest, xi, stride = k, 0, 1
+            for ax in range(g.ndim - 1, -1, -1):
+                coord = rest % gshape[ax]
+                rest //= gshape[ax]
+                if xshape[ax] != 1:
+                    xi += coord * stride
+                stride *= xshape[ax]
+            out[xi] += flat[k]
+        return out.reshape(x.shape)
+    return impl
+
+
+def _infer(avals, params):
+    g, x = avals
+    if isinstance(x, A.Array):
+        return A.Array(g.dtype, x.ndim)
+    return A.Scalar(g.dtype) if isinstance(g, A.Array) else g
+
+
+Primitive("unbroadcast", unbroadcast, _infer, emit_call("rt.unbroadcast"))
+NUMPY_FUNCTIONS[id(unbroadcast)] = "unbroadcast"
+
+
+@defvjp("unbroadcast")
+def _(g, x, out, dout):
+    return (np.broadcast_to(dout, g.shape), None)
