@@ -44,11 +44,9 @@ class Compiled:
 
     def leaves(self, args):
         _, leaves = flatten_runtime(args)
-        captured = [c.fetch() for c in self.captures]
-        for c, value in zip(self.captures, captured):
-            if A.of_value(value) != c.type:
-                return None
-        return leaves + captured
+        if not all(c.still_valid() for c in self.captures):
+            return None                            # a global changed: compile again
+        return leaves + [c.fetch() for c in self.captures if c.frozen is None]
 
     def run(self, backend, leaves):
         out = self.callable(backend)(*leaves)

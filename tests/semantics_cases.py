@@ -88,3 +88,9 @@ def update_view_in_place(x):
     head = y[:2]
     head += 1.0  # IVIEW
     return y
+
+SCALE = 2.0
+
+
+def reads_global_number(x):
+    return SCALE * x

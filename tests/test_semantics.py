@@ -160,3 +160,11 @@ def test_in_place_update_of_a_view_is_refused():
     with pytest.raises(AliasingError) as info:
         sstad.jit(cases.update_view_in_place, backend="python")(np.ones(3))
     assert_names_line(info.value, "IVIEW")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_changing_a_global_number_recompiles(backend, monkeypatch):
+    f = sstad.jit(cases.reads_global_number, backend=backend)
+    assert f(1.0) == 2.0
+    monkeypatch.setattr(cases, "SCALE", 5.0)
+    assert f(1.0) == 5.0

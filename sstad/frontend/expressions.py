@@ -99,6 +99,8 @@ class ExpressionLowering:
 
     def lookup(self, name, node):
         where, value = resolve(self.scope, name)
+        if where in ("global", "cell") and isinstance(value, (bool, int, float, complex, np.generic)):
+            self.frozen.append(self.frozen_constant(name, where, value))
         if where == "local":
             return value
         if where == "unbound":

@@ -29,9 +29,20 @@ class Capture:
     It becomes a parameter of the entry function, fetched afresh at every call, so
     rebinding the global is seen and Numba never freezes it as a constant."""
 
-    def __init__(self, name, where, container, value, var):
+    def __init__(self, name, where, container, value, var, frozen=None):
         self.name, self.where, self.container, self.var = name, where, container, var
         self.type = A.of_value(value)
+        self.frozen = frozen
+
+    def still_valid(self):
+        """Is the captured value still of the compiled type (and value, for numbers)?"""
+        try:
+            value = self.fetch()
+        except (KeyError, ValueError):
+            return False
+        if self.frozen is not None:
+            return type(value) is type(self.frozen) and value == self.frozen
+        return A.of_value(value) == self.type
 
     def fetch(self):
         if self.where == "cell":
@@ -46,6 +57,7 @@ class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
         self.inlining = []
         self.views = set()
         self.captures = {}
+        self.frozen = []             # global numbers compiled in as constants
         self.functions = {}          # recursion: (fn, signature) -> [Function | None, guess]
         self.order = []
         self.in_entry = True
@@ -70,6 +82,10 @@ class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
             var = ir.Var(name or "g", A.of_value(value))
             self.captures[key] = Capture(name, where, container, value, var)
         return self.captures[key].var
+
+    def frozen_constant(self, name, where, value):
+        """A global number compiled in as a constant: the cache checks it before each call."""
+        return Capture(name, where, self._container_of(name, where), value, None, frozen=value)
 
     def _container_of(self, name, where):
         s = self.scope
@@ -168,8 +184,8 @@ def lower(fn, args, name=None):
     """Lower ``fn`` for the run-time arguments ``args`` (a tuple of pytrees).
 
     Returns ``(module, in_tree, out_tree, captures)``: the IR module, the structure of
-    the arguments and of the result, and the captured global arrays (extra parameters
-    after the argument leaves)."""
+    the arguments and of the result, and the captured globals: arrays (extra parameters
+    after the argument leaves) and numbers compiled in as constants."""
     lowerer = Lowerer()
     in_tree, leaves = flatten_runtime(args)
     params = [ir.Var("x", A.of_value(v)) for v in leaves]
@@ -183,7 +199,7 @@ def lower(fn, args, name=None):
     for stmt in _all_calls(lowerer.order + [function]):
         stmt.callee = stmt.callee["function"] if isinstance(stmt.callee, dict) else stmt.callee
     module = ir.Module(lowerer.order + [function])
-    return module, in_tree, out_tree, captures
+    return module, in_tree, out_tree, captures + lowerer.frozen
 
 
 def _all_calls(functions):
