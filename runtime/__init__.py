@@ -7,3 +7,4 @@ from sstad.runtime import (  # noqa: F401  (registration side effects)
     elementwise, reduce, shape, index, creation, linalg, containers, helpers, broadcast)
 from sstad.runtime.helpers import *  # noqa: F401,F403  (names the emitted code uses as rt.*)
 from sstad.runtime.broadcast import unbroadcast  # noqa: F401
+from sstad.runtime.index import index_add  # noqa: F401

@@ -117,3 +117,223 @@ def _inplace_infer(op):
 for _name, _symbol in INPLACE.items():
     Primitive("iop." + _name, getattr(operator, "i" + _name), _inplace_infer(_name),
               lambda args, params, avals, s=_symbol: f"{args[0]} {s} {args[1]}", mutates=True)
+
+
+# --- reverse-mode rules ----------------------------------------------------------
+# Each rule gets the primal arguments, the primal result ``out`` and its cotangent
+# ``dout`` and returns one cotangent per argument.  Binary rules undo broadcasting.
+# Conventions at kinks (docs/ad.md): d|x|/dx = 0 at 0, ties in maximum/minimum go to
+# the first argument, sqrt'(0) = inf.
+from sstad.runtime.broadcast import unbroadcast  # noqa: E402
+from sstad.runtime.primitive import defvjp, nondiff  # noqa: E402
+
+nondiff("sign", "floor", "ceil", "trunc", "rint", "round", "op.floordiv", "floor_divide",
+        "heaviside", "math.floor", "math.ceil", "math.trunc")
+
+
+@defvjp("op.add", "add")
+def _(x, y, out, dout):
+    return (unbroadcast(dout, x), unbroadcast(dout, y))
+
+
+@defvjp("op.sub", "subtract")
+def _(x, y, out, dout):
+    return (unbroadcast(dout, x), unbroadcast(-dout, y))
+
+
+@defvjp("op.mul", "multiply")
+def _(x, y, out, dout):
+    return (unbroadcast(dout * y, x), unbroadcast(dout * x, y))
+
+
+@defvjp("op.truediv", "divide", "true_divide")
+def _(x, y, out, dout):
+    return (unbroadcast(dout / y, x), unbroadcast(-dout * out / y, y))
+
+
+@defvjp("op.mod", "mod", "remainder", "fmod", "math.fmod")
+def _(x, y, out, dout):
+    return (unbroadcast(dout, x), unbroadcast(-dout * ((x - out) / y), y))
+
+
+@defvjp("op.pow", "power", "math.pow")
+def _(x, y, out, dout):
+    return (unbroadcast(dout * y * x ** (y - 1), x),
+            unbroadcast(dout * out * np.log(np.where(x > 0, x, 1.0)), y))
+
+
+@defvjp("op.neg", "negative")
+def _(x, out, dout):
+    return (-dout,)
+
+
+@defvjp("op.pos", "positive", "builtin.float")
+def _(x, out, dout):
+    return (dout,)
+
+
+@defvjp("abs", "builtin.abs", "math.fabs")
+def _(x, out, dout):
+    return (dout * np.sign(x),)
+
+
+@defvjp("exp")
+def _(x, out, dout):
+    return (dout * out,)
+
+
+@defvjp("math.exp")
+def _(x, out, dout):
+    return (dout * out,)
+
+
+@defvjp("exp2")
+def _(x, out, dout):
+    return (dout * out * 0.6931471805599453,)
+
+
+@defvjp("expm1", "math.expm1")
+def _(x, out, dout):
+    return (dout * (out + 1.0),)
+
+
+@defvjp("log", "math.log")
+def _(x, out, dout):
+    return (dout / x,)
+
+
+@defvjp("log2", "math.log2")
+def _(x, out, dout):
+    return (dout / (x * 0.6931471805599453),)
+
+
+@defvjp("log10", "math.log10")
+def _(x, out, dout):
+    return (dout / (x * 2.302585092994046),)
+
+
+@defvjp("log1p", "math.log1p")
+def _(x, out, dout):
+    return (dout / (1.0 + x),)
+
+
+@defvjp("sqrt", "math.sqrt")
+def _(x, out, dout):
+    return (dout * 0.5 / out,)
+
+
+@defvjp("cbrt")
+def _(x, out, dout):
+    return (dout / (3.0 * out * out),)
+
+
+@defvjp("square")
+def _(x, out, dout):
+    return (dout * 2.0 * x,)
+
+
+@defvjp("reciprocal")
+def _(x, out, dout):
+    return (-dout * out * out,)
+
+
+@defvjp("sin", "math.sin")
+def _(x, out, dout):
+    return (dout * np.cos(x),)
+
+
+@defvjp("cos", "math.cos")
+def _(x, out, dout):
+    return (-dout * np.sin(x),)
+
+
+@defvjp("tan", "math.tan")
+def _(x, out, dout):
+    return (dout * (1.0 + out * out),)
+
+
+@defvjp("arcsin", "math.asin")
+def _(x, out, dout):
+    return (dout / np.sqrt(1.0 - x * x),)
+
+
+@defvjp("arccos", "math.acos")
+def _(x, out, dout):
+    return (-dout / np.sqrt(1.0 - x * x),)
+
+
+@defvjp("arctan", "math.atan")
+def _(x, out, dout):
+    return (dout / (1.0 + x * x),)
+
+
+@defvjp("sinh", "math.sinh")
+def _(x, out, dout):
+    return (dout * np.cosh(x),)
+
+
+@defvjp("cosh", "math.cosh")
+def _(x, out, dout):
+    return (dout * np.sinh(x),)
+
+
+@defvjp("tanh", "math.tanh")
+def _(x, out, dout):
+    return (dout * (1.0 - out * out),)
+
+
+@defvjp("arcsinh", "math.asinh")
+def _(x, out, dout):
+    return (dout / np.sqrt(x * x + 1.0),)
+
+
+@defvjp("arccosh", "math.acosh")
+def _(x, out, dout):
+    return (dout / np.sqrt(x * x - 1.0),)
+
+
+@defvjp("arctanh", "math.atanh")
+def _(x, out, dout):
+    return (dout / (1.0 - x * x),)
+
+
+@defvjp("arctan2", "math.atan2")
+def _(y, x, out, dout):
+    r2 = x * x + y * y
+    return (unbroadcast(dout * x / r2, y), unbroadcast(-dout * y / r2, x))
+
+
+@defvjp("hypot", "math.hypot")
+def _(x, y, out, dout):
+    return (unbroadcast(dout * x / out, x), unbroadcast(dout * y / out, y))
+
+
+@defvjp("logaddexp")
+def _(x, y, out, dout):
+    return (unbroadcast(dout * np.exp(x - out), x), unbroadcast(dout * np.exp(y - out), y))
+
+
+@defvjp("maximum", "fmax", "builtin.max")
+def _(x, y, out, dout):
+    first = x >= y
+    return (unbroadcast(np.where(first, dout, 0.0), x), unbroadcast(np.where(first, 0.0, dout), y))
+
+
+@defvjp("minimum", "fmin", "builtin.min")
+def _(x, y, out, dout):
+    first = x <= y
+    return (unbroadcast(np.where(first, dout, 0.0), x), unbroadcast(np.where(first, 0.0, dout), y))
+
+
+@defvjp("where")
+def _(c, x, y, out, dout):
+    return (None, unbroadcast(np.where(c, dout, 0.0), x), unbroadcast(np.where(c, 0.0, dout), y))
+
+
+@defvjp("clip")
+def _(x, lo, hi, out, dout):
+    below, above = x < lo, x > hi
+    inside = np.where(below, 0.0, np.where(above, 0.0, dout))
+    return (unbroadcast(inside, x), unbroadcast(np.where(below, dout, 0.0), lo),
+            unbroadcast(np.where(above, dout, 0.0), hi))
+

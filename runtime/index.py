@@ -130,3 +130,45 @@ def _setitem_impl(x, value, *rest, index):
 
 
 Primitive("setitem", _setitem_impl, _setitem_infer, _setitem_emit, mutates=True)
+
+
+# --- scatter-add: the adjoint of reading with an integer array --------------------
+from numba import types  # noqa: E402
+from numba.extending import overload  # noqa: E402
+
+
+def index_add(x, index, values):
+    """``x[index] += values`` where repeated indices add up (``np.add.at``)."""
+    np.add.at(x, index, values)
+    return x
+
+
+@overload(index_add)
+def _index_add_numba(x, index, values):
+    if isinstance(index, types.Array) and index.ndim == 1:
+        def impl(x, index, values):
+            for k in range(index.size):
+                x[index[k]] += values[k]
+            return x
+        return impl
+
+
+def _slice_text(item, args):
+    bounds = [("None" if b is None else args[b] if isinstance(b, Slot) else literal(b))
+              for b in (item.start, item.stop, item.step)]
+    return f"slice({', '.join(bounds)})"
+
+
+def _index_add_emit(args, params, avals):
+    items = params["index"]
+    parts = [_slice_text(i, args) if isinstance(i, slice) else args[i] if isinstance(i, Slot)
+             else literal(i) for i in items]
+    index = parts[0] if len(parts) == 1 else f"({', '.join(parts)},)"
+    return f"rt.index_add({args[0]}, {index}, {args[1]})"
+
+
+def _index_add_impl(x, values, *rest, index):
+    return index_add(x, concrete_index(index, (x, values, *rest)), values)
+
+
+Primitive("index_add", _index_add_impl, lambda avals, params: avals[0], _index_add_emit, mutates=True)

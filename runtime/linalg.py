@@ -8,3 +8,58 @@ for _name in "dot vdot inner outer trace diag kron cross matmul".split():
 
 for _name in "solve inv det cholesky norm".split():
     numpy_primitive("linalg." + _name, getattr(np.linalg, _name))
+
+
+# --- reverse-mode rules ----------------------------------------------------------
+from sstad.runtime.primitive import defvjp  # noqa: E402
+
+
+@defvjp("op.matmul", "matmul", "dot", "inner")
+def _(a, b, out, dout):
+    if a.ndim == 0 or b.ndim == 0:
+        return (np.sum(dout * b) if a.ndim == 0 else dout * b, np.sum(dout * a) if b.ndim == 0 else dout * a)
+    if a.ndim == 1 and b.ndim == 1:
+        return (dout * b, dout * a)
+    if a.ndim == 1:
+        return (b @ dout, np.outer(a, dout))
+    if b.ndim == 1:
+        return (np.outer(dout, b), a.T @ dout)
+    return (dout @ b.T, a.T @ dout)
+
+
+@defvjp("outer")
+def _(a, b, out, dout):
+    return (dout @ b, dout.T @ a)
+
+
+@defvjp("trace")
+def _(a, out, dout):
+    return (dout * np.eye(a.shape[0], a.shape[1]),)
+
+
+@defvjp("linalg.solve")
+def _(a, b, out, dout):
+    db = np.linalg.solve(a.T, dout)
+    if b.ndim == 1:
+        return (-np.outer(db, out), db)
+    return (-(db @ out.T), db)
+
+
+@defvjp("linalg.inv")
+def _(a, out, dout):
+    return (-(out.T @ dout @ out.T),)
+
+
+@defvjp("linalg.det")
+def _(a, out, dout):
+    return (dout * out * np.linalg.inv(a).T,)
+
+
+@defvjp("linalg.norm")
+def _(x, out, dout):
+    return (dout * x / out,)
+
+
+@defvjp("diag")
+def _(x, out, dout):
+    return (np.diag(dout),)

@@ -28,3 +28,61 @@ def _emit_reduction(name):
 for _name in REDUCTIONS + SCANS:
     _fn = getattr(np, _name)
     numpy_primitive(_name, _fn, emit=_emit_reduction(_name))
+
+
+# --- reverse-mode rules ----------------------------------------------------------
+from sstad.runtime.primitive import defvjp, nondiff  # noqa: E402
+
+nondiff("argmax", "argmin")
+
+
+def restore_axis(dout, axis, keepdims):
+    """Put back the reduced axis so that ``dout`` broadcasts against the input."""
+    if axis is not None and not keepdims:
+        return np.expand_dims(dout, axis)
+    return dout
+
+
+def count(x, axis):
+    return x.size if axis is None else x.shape[axis]
+
+
+@defvjp("sum")
+def _(x, out, dout, axis=None, keepdims=False):
+    return (np.zeros_like(x) + restore_axis(dout, axis, keepdims),)
+
+
+@defvjp("mean")
+def _(x, out, dout, axis=None, keepdims=False):
+    return (np.zeros_like(x) + restore_axis(dout, axis, keepdims) / count(x, axis),)
+
+
+@defvjp("max", "min", "amax", "amin")
+def _(x, out, dout, axis=None, keepdims=False):
+    hit = x == restore_axis(out, axis, keepdims)            # ties share the cotangent
+    share = np.sum(hit, axis=axis, keepdims=True) if axis is not None else np.sum(hit)
+    return (np.where(hit, restore_axis(dout, axis, keepdims) / share, 0.0),)
+
+
+@defvjp("prod")
+def _(x, out, dout, axis=None, keepdims=False):
+    return (restore_axis(dout * out, axis, keepdims) / x,)
+
+
+@defvjp("var")
+def _(x, out, dout, axis=None, keepdims=False):
+    centred = x - restore_axis(np.mean(x, axis=axis), axis, False)
+    return (restore_axis(dout, axis, keepdims) * 2.0 * centred / count(x, axis),)
+
+
+@defvjp("std")
+def _(x, out, dout, axis=None, keepdims=False):
+    centred = x - restore_axis(np.mean(x, axis=axis), axis, False)
+    return (restore_axis(dout / out, axis, keepdims) * centred / count(x, axis),)
+
+
+@defvjp("cumsum")
+def _(x, out, dout, axis=None):
+    if axis is None:
+        return (np.reshape(np.flip(np.cumsum(np.flip(dout))), x.shape),)
+    return (np.flip(np.cumsum(np.flip(dout, axis), axis=axis), axis),)

@@ -34,3 +34,78 @@ _INT = A.Scalar(np.dtype(np.int64), weak=True)
 Primitive("dim", lambda x, axis: x.shape[axis], lambda avals, params: _INT,
           lambda args, params, avals: f"{args[0]}.shape[{params['axis']}]")
 Primitive("size", np.size, lambda avals, params: _INT, lambda args, params, avals: f"{args[0]}.size")
+
+
+# --- reverse-mode rules ----------------------------------------------------------
+from sstad.runtime.broadcast import unbroadcast  # noqa: E402
+from sstad.runtime.primitive import defvjp  # noqa: E402
+
+
+@defvjp("reshape")
+def _(x, shape, out, dout):
+    return (np.reshape(dout, np.shape(x)), None)
+
+
+@defvjp("ravel", "squeeze", "atleast_1d", "atleast_2d")
+def _(x, out, dout):
+    return (np.reshape(dout, np.shape(x)),)
+
+
+@defvjp("expand_dims")
+def _(x, axis, out, dout):
+    return (np.reshape(dout, np.shape(x)), None)
+
+
+@defvjp("transpose")
+def _(x, out, dout):
+    return (np.transpose(dout),)
+
+
+@defvjp("swapaxes")
+def _(x, a, b, out, dout):
+    return (np.swapaxes(dout, a, b), None, None)
+
+
+@defvjp("copy")
+def _(x, out, dout):
+    return (dout,)
+
+
+@defvjp("broadcast_to")
+def _(x, shape, out, dout):
+    return (unbroadcast(dout, x), None)
+
+
+@defvjp("flip", "fliplr", "flipud")
+def _(x, out, dout):
+    return (np.flip(dout),)
+
+
+@defvjp("triu")
+def _(x, out, dout):
+    return (np.triu(dout),)
+
+
+@defvjp("tril")
+def _(x, out, dout):
+    return (np.tril(dout),)
+
+
+@defvjp("concatenate")
+def _(arrays, out, dout, axis=0):
+    pieces = ()
+    start = 0
+    for a in arrays:
+        stop = start + a.shape[axis]
+        pieces = pieces + (np.swapaxes(np.swapaxes(dout, 0, axis)[start:stop], 0, axis),)
+        start = stop
+    return (pieces,)
+
+
+@defvjp("stack")
+def _(arrays, out, dout, axis=0):
+    moved = np.swapaxes(dout, 0, axis)
+    pieces = ()
+    for k, a in enumerate(arrays):
+        pieces = pieces + (moved[k],)
+    return (pieces,)

@@ -12,5 +12,6 @@
 """
 from sstad import errors  # noqa: F401
 from sstad.api import dump, jit  # noqa: F401
+from sstad.transforms import grad, pullback, value_and_grad, vjp  # noqa: F401
 
-__all__ = ["jit", "dump", "errors"]
+__all__ = ["jit", "dump", "grad", "value_and_grad", "vjp", "pullback", "errors"]

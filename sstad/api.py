@@ -25,7 +25,9 @@ class Compiled:
 
     def __init__(self, fn, args, after=None):
         self.fn = fn
-        self.module, self.in_tree, self.out_tree, self.captures = lower(fn, args)
+        lowering = getattr(fn, "sstad_lower", None)          # a transform (grad, vjp, ...)
+        self.module, self.in_tree, self.out_tree, self.captures = (
+            lowering(args) if lowering else lower(fn, args))
         verify_module(self.module)
         run_passes(self.module, until=after)
         self.source = emit_module(self.module)
@@ -132,11 +134,11 @@ def dump(fn, *args, emit="ir", after=None):
     """
     if emit not in STAGES:
         raise ValueError(f"emit must be one of {STAGES}, not {emit!r}")
-    fn = getattr(fn, "fn", fn)
+    fn = fn.fn if isinstance(fn, Jitted) else fn
     if after is not None and after != "lowering" and after not in PASSES:
         raise ValueError(f"unknown pass {after!r}; passes: lowering, {', '.join(PASSES)}")
     if after == "lowering":
-        module, *_ = lower(fn, args)
+        module, *_ = (fn.sstad_lower(args) if hasattr(fn, "sstad_lower") else lower(fn, args))
         verify_module(module)
         compiled = None
     else:

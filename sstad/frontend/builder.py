@@ -41,7 +41,7 @@ def same_storage(a, b):
 
 
 def hint_of(key):
-    name = key[1]
+    name = key[1].split("#")[0]
     return name.strip("%") or "t"
 
 

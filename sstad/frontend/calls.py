@@ -47,16 +47,16 @@ class CallLowering:
             return self.call_closure(func, args, kwargs, node)
         if isinstance(func, BoundMethod):
             return self.call_method(func, args, kwargs, node)
-        if is_user_function(func):
-            return self.call_user(func, args, kwargs, node)
+        name = NUMPY_FUNCTIONS.get(id(func))
+        if name is not None:
+            return self.call_numpy(name, args, kwargs, node)
         handler = BUILTINS.get(id(func))
         if handler is not None:
             return handler(self, args, kwargs, node)
         if isinstance(func, type) and (issubclass(func, np.generic) or func in SCALAR_TYPES):
             return self.convert_scalar(func, args, node)
-        name = NUMPY_FUNCTIONS.get(id(func))
-        if name is not None:
-            return self.call_numpy(name, args, kwargs, node)
+        if is_user_function(func):
+            return self.call_user(func, args, kwargs, node)
         shown = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
         module = getattr(func, "__module__", None)
         raise self.error(UnsupportedSyntaxError,
@@ -162,6 +162,8 @@ class CallLowering:
 
     # --- NumPy and math ----------------------------------------------------------
     def call_numpy(self, name, args, kwargs, node):
+        if name == "unbroadcast":
+            return self.unbroadcast(*args)
         if name in REDUCTIONS or name in SCANS:
             return self.reduction(name, args, kwargs, node)
         if name == "reshape" and len(args) > 2:
@@ -187,6 +189,16 @@ class CallLowering:
         if name in VIEW_FUNCTIONS and atoms:
             self.view(out, atoms[0])
         return out
+
+    def unbroadcast(self, g, x):
+        """Static where ranks decide it: a scalar target sums, a scalar cotangent stays."""
+        g = self.atom(g, None)
+        x_type = x.type if is_atom(x) else A.of_value(x)
+        if not isinstance(g.type, A.Array):
+            return g
+        if not isinstance(x_type, A.Array):
+            return self.reduction("sum", [g], {}, None)
+        return self.apply("unbroadcast", [g, x], hint=g.hint)
 
     def reduction(self, name, args, kwargs, node):
         names = ("a", "axis", "dtype", "out", "keepdims")

@@ -76,6 +76,8 @@ def is_user_function(obj):
     if not isinstance(obj, types.FunctionType):
         return False
     module = getattr(obj, "__module__", "") or ""
-    return not (module.split(".")[0] in ("numpy", "numba", "math") or module.startswith("sstad."))
+    if module.startswith("sstad."):
+        return module.startswith("sstad.runtime")      # rules and their helpers
+    return module.split(".")[0] not in ("numpy", "numba", "math")
 
 

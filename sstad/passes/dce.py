@@ -1,21 +1,35 @@
 """Dead-code elimination by mark and sweep over the structured IR.
 
-Live: the function's results, every in-place write (the caller may see it) and whatever
-a live value needs.  A loop-carried value whose final value and parameter are both dead
+Live: the function's results, in-place writes whose new version is live or that write
+into an argument (the caller sees them) or are marked ``keep`` (the reverse sweep's
+restores), and whatever a live value needs.  A loop-carried value whose final value and parameter are both dead
 is dropped with its init and body result; likewise unused ``If`` outputs.
 """
 from sstad.ir import nodes as ir
 from sstad.passes import register_pass
 
 
+def _effect_needed(stmt, function, producer):
+    """Must this in-place write happen even if nothing reads its new version?"""
+    if stmt.params.get("keep"):
+        return True
+    root = stmt.args[0]
+    while root in producer:                       # back along the versions of the array
+        root = producer[root].args[0]
+    return root in function.params
+
+
 def _mark(function):
     live = set(function.body.results)
+    producer = {s.outs[0]: s for s in ir.walk(function.body)
+                if isinstance(s, ir.Apply) and s.prim.mutates}
+    effects = {s for s in producer.values() if _effect_needed(s, function, producer)}
 
     def visit(block):
         changed = False
         for stmt in block.stmts:
             if isinstance(stmt, (ir.Apply, ir.Call)):
-                if isinstance(stmt, ir.Call) or stmt.prim.mutates or any(o in live for o in stmt.outs):
+                if isinstance(stmt, ir.Call) or stmt in effects or any(o in live for o in stmt.outs):
                     changed |= _add(live, stmt.args)
                 continue
             if isinstance(stmt, ir.If):
@@ -38,7 +52,7 @@ def _mark(function):
 
     while visit(function.body):
         pass
-    return live
+    return live, effects
 
 
 def _add(live, atoms):
@@ -47,12 +61,7 @@ def _add(live, atoms):
     return bool(new)
 
 
-def _has_effects(block):
-    return any(isinstance(s, ir.Call) or (isinstance(s, ir.Apply) and s.prim.mutates)
-               for s in ir.walk(block))
-
-
-def _sweep(block, live):
+def _sweep(block, live, effects):
     changed = False
     kept = []
     for stmt in block.stmts:
@@ -76,13 +85,12 @@ def _sweep(block, live):
                 if isinstance(stmt, ir.While):
                     stmt.cond.params = stmt.body.params
         for region in ir.regions(stmt):
-            changed |= _sweep(region, live)
+            changed |= _sweep(region, live, effects)
         if isinstance(stmt, (ir.Apply, ir.Call)):
-            dead = not (isinstance(stmt, ir.Call) or stmt.prim.mutates) and not any(o in live for o in stmt.outs)
-        elif isinstance(stmt, ir.If):
-            dead = not stmt.outs and not _has_effects(stmt.then) and not _has_effects(stmt.orelse)
+            dead = not (isinstance(stmt, ir.Call) or stmt in effects) and not any(o in live for o in stmt.outs)
         else:
-            dead = not stmt.outs and not any(_has_effects(r) for r in ir.regions(stmt))
+            dead = not stmt.outs and not any(isinstance(s, ir.Call) or s in effects
+                                             for r in ir.regions(stmt) for s in ir.walk(r))
         if dead:
             changed = True
         else:
@@ -96,5 +104,5 @@ def dead_code_elimination(module) -> bool:
     """Drop bindings, branch outputs and loop-carried values that nothing live uses."""
     changed = False
     for fn in module.functions:
-        changed |= _sweep(fn.body, _mark(fn))
+        changed |= _sweep(fn.body, *_mark(fn))
     return changed

@@ -1,0 +1,1 @@
+"""Automatic differentiation as IR-to-IR transformations."""

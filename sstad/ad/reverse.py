@@ -1,0 +1,465 @@
+"""Reverse mode: one joint function, the forward sweep followed by the backward sweep.
+
+* Straight-line code: each application's cotangents come from its primitive's rule,
+  parsed and inlined like user code (so the result is IR again, readable and
+  differentiable).  Adjoints start absent (zero) and are assigned on first use.
+* ``if``: the backward sweep re-tests the same condition and runs the branch's
+  backward sweep; values the branch computed are read directly (exported as outputs).
+* loops: the forward loop pushes its carried values on a tape (a typed list) at the
+  start of every iteration.  The backward loop runs the iterations in reverse: it takes
+  the iteration's carried values from the tape, recomputes the body (a joint forward +
+  backward of the body, so nested loops and branches work the same way) and carries
+  the adjoints of the loop-carried values.
+* in-place writes: the forward sweep saves what a write overwrites; the backward sweep
+  restores it before going further back, so earlier statements see their values.
+"""
+from __future__ import annotations
+
+import itertools
+
+from sstad.errors import SstadError, UnsupportedSyntaxError
+from sstad.frontend.pytree import is_atom
+from sstad.frontend.scope import Scope
+from sstad.frontend.source import function_node
+from sstad.ir import nodes as ir
+from sstad.ir.clone import atom as mapped, clone_block, clone_stmt
+from sstad.runtime import abstract as A
+from sstad.runtime.primitive import Slot, fill, lookup
+
+_uids = itertools.count()
+
+
+def differentiable(a):
+    t = getattr(a, "type", None)
+    return isinstance(a, ir.Var) and isinstance(t, (A.Scalar, A.Array)) and t.dtype.kind in "fc"
+
+
+def _mutates(block):
+    return any(isinstance(s, ir.Apply) and s.prim.mutates for s in ir.walk(block))
+
+
+def _defined(block):
+    out = set(block.params)
+    for stmt in ir.walk(block):
+        out.update(stmt.outs)
+        for region in ir.regions(stmt):
+            out.update(region.params)
+    return out
+
+
+class _Ref:
+    """Marks argument positions when a layout is filled, to match cotangents to atoms."""
+
+    def __init__(self, k):
+        self.k = k
+
+
+class ReverseMode:
+    def __init__(self, lowerer):
+        self.L = lowerer
+        self.adjoints = Scope({}, set(), "<adjoints>")
+        self.adjoints.declared_global = set()
+        lowerer.scopes, lowerer.scope = [self.adjoints], self.adjoints
+
+    # --- adjoints ----------------------------------------------------------------
+    @staticmethod
+    def key(var):
+        return f"d{var.hint.strip('%')}#{var.id}"
+
+    def get(self, var):
+        return self.adjoints.env.get(self.key(var))
+
+    def put(self, var, value):
+        self.adjoints.env[self.key(var)] = value
+
+    def drop(self, vars_):
+        for v in vars_:
+            self.adjoints.env.pop(self.key(v), None)
+
+    def accumulate(self, var, ct):
+        """adjoint(var) += ct, keeping var's type (dtype, rank)."""
+        ct = self.L.atom(ct, None)
+        target = var.type
+        if isinstance(ct.type, A.Array) and not isinstance(target, A.Array) or (
+                isinstance(target, A.Array) and isinstance(ct.type, A.Array) and ct.type.ndim != target.ndim):
+            raise SstadError(f"internal: a rule gave a {ct.type} cotangent for a {target}", self.L.loc)
+        want = A.Array(target.dtype, ct.type.ndim) if isinstance(ct.type, A.Array) else A.Scalar(target.dtype, getattr(ct.type, "weak", False))
+        ct = self.L.cast(ct, want, self.L.stmts)
+        if isinstance(ct, ir.Var) and ct.hint == "%t":
+            ct.hint = "d" + var.hint
+        current = self.get(var)
+        self.put(var, ct if current is None else self.L.apply("op.add", [current, ct], hint="d" + var.hint))
+
+    def zeros(self, var, primal):
+        if isinstance(var.type, A.Array):
+            return self.L.apply("zeros_like", [primal], {"layout": ((Slot(0),), {})}, hint="d" + var.hint)
+        return ir.Const(A.prototype(A.Scalar(var.type.dtype, var.type.weak)) * 0, var.type)
+
+    def materialize(self, vars_, subst):
+        """Give these values explicit zero adjoints, so that branch and loop joins see them."""
+        for v in vars_:
+            if differentiable(v) and self.get(v) is None:
+                self.put(v, self.zeros(v, mapped(v, subst)))
+
+    # --- the joint function --------------------------------------------------------
+    def joint(self, fn, wrt, seeded, constant_seed=False):
+        """``fn`` -> a function of (params..., seeds...) returning (results..., grads...).
+
+        ``wrt``: indices of the parameters to differentiate; ``seeded``: indices of the
+        results that receive a cotangent (a parameter each, or 1.0 if ``constant_seed``)."""
+        subst = {}
+        params = [ir.Var(p.hint, p.type) for p in fn.params]
+        subst.update(zip(fn.params, params))
+        seeds = []
+        for k in seeded:
+            r = fn.body.results[k]
+            seeds.append(ir.Const(1.0, r.type) if constant_seed else ir.Var("d" + getattr(r, "hint", "out"), r.type))
+        self.L.stmts = []
+        saved = {}
+        self.forward(fn.body.stmts, subst, saved)
+        results = [mapped(r, subst) for r in fn.body.results]
+        for k, seed in zip(seeded, seeds):
+            r = fn.body.results[k]
+            if differentiable(r):
+                self.accumulate(r, seed)
+        self.backward(fn.body.stmts, subst, saved)
+        grads = []
+        for i in wrt:
+            p = fn.params[i]
+            g = self.get(p)
+            grads.append(g if g is not None else self.zeros(p, params[i]))
+        seed_params = [] if constant_seed else seeds
+        body = ir.Block(params + seed_params, self.L.stmts, results + grads)
+        return ir.Function(fn.name + "_vjp", params + seed_params, body, fn.loc)
+
+    def collect(self, thunk):
+        saved, self.L.stmts = self.L.stmts, []
+        try:
+            thunk()
+            return self.L.stmts
+        finally:
+            self.L.stmts = saved
+
+    # --- forward sweep -------------------------------------------------------------
+    def forward(self, stmts, subst, saved):
+        for stmt in stmts:
+            self.L.loc = stmt.loc
+            if isinstance(stmt, ir.Apply) and stmt.prim.mutates:
+                self.save_overwritten(stmt, subst, saved)
+            if isinstance(stmt, (ir.For, ir.While)):
+                self.forward_loop(stmt, subst, saved)
+            elif isinstance(stmt, ir.If):
+                then = self.collect(lambda: self.forward(stmt.then.stmts, subst, saved))
+                orelse = self.collect(lambda: self.forward(stmt.orelse.stmts, subst, saved))
+                new = ir.If([], mapped(stmt.cond, subst),
+                            ir.Block([], then, [mapped(r, subst) for r in stmt.then.results]),
+                            ir.Block([], orelse, [mapped(r, subst) for r in stmt.orelse.results]), stmt.loc)
+                new.outs = [ir.Var(o.hint, o.type) for o in stmt.outs]
+                subst.update(zip(stmt.outs, new.outs))
+                self.L.stmts.append(new)
+            elif isinstance(stmt, ir.Call):
+                raise UnsupportedSyntaxError(
+                    "reverse mode through a recursive function is not supported yet", stmt.loc,
+                    "write the recursion as a loop")
+            else:
+                self.L.stmts.append(clone_stmt(stmt, subst))
+
+    def save_overwritten(self, stmt, subst, saved):
+        name = stmt.prim.name
+        x = mapped(stmt.args[0], subst)
+        if name == "setitem":
+            index = tuple(Slot(i - 1) if isinstance(i, Slot) else _shift_slice(i) for i in stmt.params["index"])
+            old = self.L.apply("getitem", [x] + [mapped(a, subst) for a in stmt.args[2:]], {"index": index},
+                               hint="old")
+        elif name.startswith("iop."):
+            old = x
+        else:
+            return
+        if isinstance(old.type, A.Array):
+            old = self.L.apply("copy", [old], {"layout": ((Slot(0),), {})}, hint="old")
+        saved[stmt] = old
+
+    def needs_backward(self, stmt):
+        params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
+        inner = _defined(stmt.body)
+        free = [a for s in ir.walk(stmt.body) for a in ir.operands(s) if a not in inner]
+        return any(differentiable(p) for p in params) or any(differentiable(a) for a in free) \
+            or _mutates(stmt.body)
+
+    def forward_loop(self, stmt, subst, saved):
+        if not self.needs_backward(stmt):
+            self.L.stmts.append(clone_stmt(stmt, subst))
+            return
+        is_for = isinstance(stmt, ir.For)
+        copy_arrays = _mutates(stmt.body)
+        tapes = []
+        for p in stmt.body.params:
+            tape = ir.Var("tape_" + p.hint, A.ListOf(p.type))
+            self.L.stmts.append(ir.Apply([tape], lookup("list.new"), [], {}, stmt.loc))
+            tapes.append(tape)
+        body = clone_block(stmt.body, subst)
+        tape_params = [ir.Var(t.hint, t.type) for t in tapes]
+
+        def pushes():
+            for p, t in zip(body.params, tape_params):
+                value = p
+                if copy_arrays and isinstance(p.type, A.Array):
+                    value = self.L.apply("copy", [p], {"layout": ((Slot(0),), {})}, hint=p.hint)
+                self.L.apply("list.append", [t, value], hint=t.hint)
+        push_stmts = self.collect(pushes)
+        pushed = [s.outs[0] for s in push_stmts if s.prim.name == "list.append"]
+        body = ir.Block(body.params + tape_params, push_stmts + body.stmts, body.results + pushed)
+        outs = [ir.Var(o.hint, o.type) for o in stmt.outs]
+        tape_outs = [ir.Var(t.hint, t.type) for t in tapes]
+        if is_for:
+            index, carried = body.params[0], body.params[1:]
+            body.params = [index] + carried
+            new = ir.For(outs + tape_outs, [mapped(a, subst) for a in stmt.inits] + tapes,
+                         mapped(stmt.start, subst), mapped(stmt.stop, subst), mapped(stmt.step, subst),
+                         body, stmt.loc)
+        else:
+            cond_subst = dict(subst)
+            cond_subst.update(zip(stmt.cond.params, body.params))
+            cond = ir.Block(body.params, [clone_stmt(s, cond_subst) for s in stmt.cond.stmts], [])
+            cond.results = [mapped(r, cond_subst) for r in stmt.cond.results]
+            new = ir.While(outs + tape_outs, [mapped(a, subst) for a in stmt.inits] + tapes, cond, body, stmt.loc)
+        subst.update(zip(stmt.outs, outs))
+        self.L.stmts.append(new)
+        saved[stmt] = tape_outs
+
+    # --- backward sweep ------------------------------------------------------------
+    def backward(self, stmts, subst, saved):
+        for stmt in reversed(stmts):
+            self.L.loc = stmt.loc
+            if isinstance(stmt, ir.Apply):
+                self.back_apply(stmt, subst, saved)
+            elif isinstance(stmt, ir.If):
+                self.back_if(stmt, subst, saved)
+            else:
+                self.back_loop(stmt, subst, saved)
+
+    def back_apply(self, stmt, subst, saved):
+        prim, out = stmt.prim, stmt.outs[0]
+        if prim.mutates:
+            return self.back_inplace(stmt, subst, saved)
+        if not differentiable(out):
+            return
+        dout = self.get(out)
+        if dout is None:
+            return
+        special = STRUCTURAL.get(prim.name)
+        if special is not None:
+            return special(self, stmt, subst, dout)
+        if prim.nondiff or not any(differentiable(a) for a in stmt.args):
+            return
+        if prim.vjp is None:
+            raise UnsupportedSyntaxError(
+                f"no reverse-mode rule for `{prim.name}`", stmt.loc,
+                "register one next to the primitive with sstad.runtime.primitive.defvjp")
+        for k, ct in self.call_rule(prim.vjp, stmt, subst, mapped(out, subst), dout):
+            a = stmt.args[k]
+            if differentiable(a) and ct is not None:
+                self.accumulate(a, ct)
+
+    def call_rule(self, rule, stmt, subst, out, dout, args=None):
+        """Inline ``rule`` and pair its cotangents with argument positions."""
+        args = args if args is not None else [mapped(a, subst) for a in stmt.args]
+        params = {k: _static(v) for k, v in stmt.params.items() if k != "layout"}
+        layout = stmt.params.get("layout")
+        refs = [_Ref(k) for k in range(len(args))]
+        if layout is not None:
+            pos_refs, kw_refs = fill(layout[0], refs), fill(layout[1], refs)
+            pos = [_static(v) for v in fill(layout[0], args)]
+            kwargs = {k: _static(v) for k, v in fill(layout[1], args).items()}
+            kwargs.update(params)
+        else:
+            pos_refs, kw_refs = refs, {}
+            pos, kwargs = args, params
+        node, filename = function_node(rule)
+        cts = self.L.inline(rule, node, filename, list(pos) + [out, dout], kwargs, node, parent=None)
+        pairs = []
+        _pair(pos_refs, cts, pairs)
+        return pairs
+
+    def back_inplace(self, stmt, subst, saved):
+        name = stmt.prim.name
+        out = stmt.outs[0]
+        if name == "list.append":
+            if differentiable(stmt.args[1]):
+                raise UnsupportedSyntaxError(
+                    "reverse mode through run-time lists is not supported yet", stmt.loc,
+                    "collect values in a preallocated array (np.zeros(n)) instead of a list")
+            return
+        x_now = mapped(out, subst)
+        old = saved[stmt]
+        dout = self.get(out)
+        if name == "setitem":
+            index_atoms = [mapped(a, subst) for a in stmt.args[2:]]
+            self.L.apply("setitem", [x_now, old] + index_atoms, {"index": stmt.params["index"], "keep": True},
+                         hint=x_now.hint)
+            if dout is None:
+                return
+            read = tuple(Slot(i - 1) if isinstance(i, Slot) else _shift_slice(i) for i in stmt.params["index"])
+            value = stmt.args[1]
+            if differentiable(value):
+                dv = self.L.apply("getitem", [dout] + index_atoms, {"index": read})
+                self.accumulate(value, self.L.call_numpy("unbroadcast", [dv, mapped(value, subst)], {}, None))
+            if differentiable(stmt.args[0]):
+                rest = self.L.apply("copy", [dout], {"layout": ((Slot(0),), {})}, hint="d" + out.hint)
+                rest = self.L.apply("setitem", [rest, ir.Const(0.0)] + index_atoms,
+                                    {"index": stmt.params["index"]}, hint=rest.hint)
+                self.accumulate(stmt.args[0], rest)
+            return
+        # x op= v: restore x, then differentiate ``x op v`` from the restored value
+        self.L.apply("setitem", [x_now, old], {"index": (Ellipsis,), "keep": True}, hint=x_now.hint)
+        if dout is None:
+            return
+        op = lookup("op." + name.split(".", 1)[1])
+        v = mapped(stmt.args[1], subst)
+        result = self.L.apply(op.name, [old, v])
+        for k, ct in self.call_rule(op.vjp, stmt, subst, result, dout, args=[old, v]):
+            a = stmt.args[k]
+            if differentiable(a) and ct is not None:
+                self.accumulate(a, ct)
+
+    def back_if(self, stmt, subst, saved):
+        douts = [self.get(o) for o in stmt.outs]
+        if all(d is None for d in douts) and not (_mutates(stmt.then) or _mutates(stmt.orelse)):
+            return
+        inner = _defined(stmt.then) | _defined(stmt.orelse)
+        free = {a for a in ir.reads(stmt) if isinstance(a, ir.Var) and a not in inner}
+        self.materialize(sorted(free, key=lambda v: v.id), subst)
+
+        def side(block):
+            def run():
+                for r, d in zip(block.results, douts):
+                    if d is not None and differentiable(r):
+                        self.accumulate(r, d)
+                self.backward(block.stmts, subst, saved)
+                self.drop(inner)
+            return run
+        self.L.branch(mapped(stmt.cond, subst), side(stmt.then), side(stmt.orelse))
+        self.drop(stmt.outs)
+
+    def back_loop(self, stmt, subst, saved):
+        tapes = saved.get(stmt)
+        if tapes is None:
+            return                                 # nothing differentiable flows through it
+        is_for = isinstance(stmt, ir.For)
+        params = stmt.body.params[1:] if is_for else stmt.body.params
+        offset = 1 if is_for else 0
+        uid = next(_uids)
+        ckeys = {}
+        for m, (out, p) in enumerate(zip(stmt.outs, params)):
+            if differentiable(p):
+                ckeys[m] = f"%d{p.hint}#c{uid}_{m}"
+                d = self.get(out)
+                self.adjoints.env[ckeys[m]] = d if d is not None else self.zeros(out, mapped(out, subst))
+        inner = _defined(stmt.body) | (_defined(stmt.cond) if not is_for else set())
+        free = {a for s in ir.walk(stmt.body) for a in ir.reads(s) if isinstance(a, ir.Var) and a not in inner}
+        free |= {r for r in stmt.body.results if isinstance(r, ir.Var) and r not in inner}
+        self.materialize(sorted(free, key=lambda v: v.id), subst)
+        n = self.L.apply("builtin.len", [tapes[0]], hint="n")
+        last = self.L.apply("op.sub", [n, ir.Const(1)], hint="last")
+
+        def body(k):
+            j = self.L.apply("op.sub", [last, k], hint="j")
+            sub = dict(subst)
+            for p, tape in zip(stmt.body.params, tapes):
+                sub[p] = self.L.apply("getitem", [tape, j], {"index": (Slot(1),)}, hint=p.hint)
+            local = {}
+            self.forward(stmt.body.stmts, sub, local)
+            for m, key in ckeys.items():
+                r = stmt.body.results[m]
+                if differentiable(r):
+                    self.accumulate(r, self.adjoints.env[key])
+            self.backward(stmt.body.stmts, sub, local)
+            for m, key in ckeys.items():
+                p = params[m]
+                d = self.get(p)
+                self.adjoints.env[key] = d if d is not None else self.zeros(p, sub[p])
+            self.drop(inner)
+        self.L.loop(body, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
+        for m, key in ckeys.items():
+            init = stmt.inits[m]
+            if differentiable(init):
+                self.accumulate(init, self.adjoints.env[key])
+            self.adjoints.env.pop(key)
+        if _mutates(stmt.body):                      # put back what the loop overwrote
+            for p, tape, init in zip(params, tapes[offset:], stmt.inits):
+                if isinstance(p.type, A.Array) and isinstance(init, ir.Var):
+                    ran = self.L.apply("op.gt", [n, ir.Const(0)], hint="ran")
+                    first = lambda t=tape: self.L.apply("getitem", [t, ir.Const(0)], {"index": (0,)})  # noqa: E731
+                    self.L.branch(ran, lambda i=init, f=first: self.L.apply(
+                        "setitem", [mapped(i, subst), f()], {"index": (Ellipsis,), "keep": True}, hint=i.hint),
+                        lambda: None)
+        self.drop(stmt.outs)
+
+
+def _shift_slice(item):
+    """An index item of ``setitem`` (slots from 2) as one of ``getitem`` (slots from 1)."""
+    if isinstance(item, slice):
+        shift = lambda b: Slot(b - 1) if isinstance(b, Slot) else b   # noqa: E731
+        return slice(shift(item.start), shift(item.stop), shift(item.step))
+    return item
+
+
+def _static(value):
+    """Layout literals reach rules as constants, structures stay structures."""
+    if isinstance(value, tuple):
+        return tuple(_static(v) for v in value)
+    if isinstance(value, (bool, int, float)) and not is_atom(value):
+        return ir.Const(value)
+    return value
+
+
+def _pair(refs, cts, out):
+    """Walk the argument structure and the cotangent structure together."""
+    if isinstance(refs, _Ref):
+        out.append((refs.k, cts))
+        return
+    if isinstance(refs, (tuple, list)):
+        if cts is None:
+            return
+        for r, c in zip(refs, cts):
+            _pair(r, c, out)
+
+
+# --- rules that are about structure rather than arithmetic -------------------------
+def _getitem(ad, stmt, subst, dout):
+    x = stmt.args[0]
+    if not differentiable(x):
+        return
+    if isinstance(x.type, A.ListOf):
+        raise UnsupportedSyntaxError("reverse mode through run-time lists is not supported yet", stmt.loc,
+                                     "collect values in a preallocated array instead of a list")
+    index_atoms = [mapped(a, subst) for a in stmt.args[1:]]
+    items = stmt.params["index"]
+    fancy = any(isinstance(i, Slot) and isinstance(stmt.args[i].type, A.Array)
+                and stmt.args[i].type.dtype.kind in "iu" for i in items)
+    dx = ad.zeros(x, mapped(x, subst))
+    if fancy:       # repeated indices must add up: np.add.at
+        dx = ad.L.apply("index_add", [dx, dout] + index_atoms,
+                        {"index": tuple(Slot(i + 1) if isinstance(i, Slot) else _grow_slice(i) for i in items)},
+                        hint="d" + x.hint)
+    else:
+        dx = ad.L.apply("setitem", [dx, dout] + index_atoms,
+                        {"index": tuple(Slot(i + 1) if isinstance(i, Slot) else _grow_slice(i) for i in items)},
+                        hint="d" + x.hint)
+    ad.accumulate(x, dx)
+
+
+def _grow_slice(item):
+    if isinstance(item, slice):
+        grow = lambda b: Slot(b + 1) if isinstance(b, Slot) else b   # noqa: E731
+        return slice(grow(item.start), grow(item.stop), grow(item.step))
+    return item
+
+
+def _astype(ad, stmt, subst, dout):
+    x = stmt.args[0]
+    if differentiable(x):
+        ad.accumulate(x, dout)
+
+
+STRUCTURAL = {"getitem": _getitem, "astype": _astype}

@@ -1,0 +1,224 @@
+"""Reverse-mode transforms: ``grad``, ``value_and_grad`` and ``vjp`` (JAX's names).
+
+Each transform is *lowerable*: ``sstad_lower(args)`` returns the IR module of the
+derivative function for those arguments, with the same calling convention as the
+primal (argument leaves, then captured globals).  So ``sstad.jit(sstad.grad(f))``
+compiles the derivative with Numba, and calling ``sstad.grad(f)`` directly runs the
+same code with the python backend.
+"""
+from __future__ import annotations
+
+import functools
+
+from sstad.ad.reverse import ReverseMode, differentiable
+from sstad.errors import SstadTypeError
+from sstad.frontend.lower import Lowerer, lower
+from sstad.ir import nodes as ir
+from sstad.ir.escape import export_escaping
+from sstad.runtime import abstract as A
+
+
+def _count(treedef):
+    kind = treedef[0]
+    if kind == "leaf":
+        return 1
+    if kind == "static":
+        return 0
+    return sum(_count(c) for c in treedef[-1])
+
+
+def _leaf_ranges(in_tree):
+    """For each argument: the positions of its leaves among the parameters."""
+    ranges, start = [], 0
+    for child in in_tree[1]:
+        n = _count(child)
+        ranges.append(range(start, start + n))
+        start += n
+    return ranges
+
+
+class _Transform:
+    def __init__(self, fun, **options):
+        self.fun = getattr(fun, "fn", fun)     # accept an sstad.jit object too
+        self.options = options
+        functools.update_wrapper(self, self.fun)
+        from sstad.api import Jitted
+        self._interpreted = Jitted(self, backend="python", fallback=False)
+
+    def __call__(self, *args):
+        return self._interpreted(*args)
+
+
+class Grad(_Transform):
+    """See :func:`grad` and :func:`value_and_grad`."""
+
+    def sstad_lower(self, args):
+        argnums, has_aux = self.options["argnums"], self.options["has_aux"]
+        weights, with_value = self.options["weights"], self.options["with_value"]
+        module, in_tree, out_tree, captures = lower(self.fun, args)
+        entry = module.entry
+        if len(module.functions) > 1:
+            raise SstadTypeError("reverse mode through recursive functions is not supported yet",
+                                 entry.loc, "write the recursion as a loop")
+        if has_aux:
+            if out_tree[0] != "tuple" or len(out_tree[1]) != 2:
+                raise SstadTypeError("with has_aux=True the function must return (value, aux)", entry.loc)
+            value_tree, aux_tree = out_tree[1]
+        else:
+            value_tree, aux_tree = out_tree, None
+        value = entry.body.results[0] if value_tree[0] == "leaf" else None
+        if value is None or not (isinstance(value.type, A.Scalar) and value.type.dtype.kind == "f"):
+            shown = value.type if value is not None else "a structure"
+            raise SstadTypeError(f"grad needs a scalar float output, but `{self.fun.__name__}` returns {shown}",
+                                 entry.loc, "reduce it (e.g. .sum()) or use sstad.vjp for other outputs")
+        ranges = _leaf_ranges(in_tree)
+        picked = [argnums] if isinstance(argnums, int) else list(argnums)
+        wrt, grad_trees = [], []
+        for a in picked:
+            wrt.extend(ranges[a])
+            grad_trees.append(in_tree[1][a])
+        n_args = sum(len(r) for r in ranges)
+        by_name = {c.name: k for k, c in enumerate(c for c in captures if c.frozen is None)}
+        for name in weights:
+            if name not in by_name:
+                raise SstadTypeError(f"`{self.fun.__name__}` does not read a global array named `{name}`",
+                                     entry.loc, "weights names globals or closure arrays the function reads")
+            wrt.append(n_args + by_name[name])
+            grad_trees.append(("leaf",))
+        for i in wrt:
+            if not differentiable(entry.params[i]):
+                raise SstadTypeError(f"cannot differentiate with respect to `{entry.params[i].hint}` of type "
+                                     f"{entry.params[i].type}", entry.loc, "pass floats or float arrays")
+        joint = ReverseMode(Lowerer()).joint(entry, wrt, seeded=[0], constant_seed=True)
+        n_out = len(entry.body.results)
+        values, grads = joint.body.results[:n_out], joint.body.results[n_out:]
+        if isinstance(argnums, int) and not weights:
+            grads_tree = grad_trees[0]
+        elif isinstance(argnums, int):
+            grads_tree = ("tuple", tuple(grad_trees))
+        else:
+            args_part = ("tuple", tuple(grad_trees[:len(picked)]))
+            grads_tree = ("tuple", (args_part,) + tuple(grad_trees[len(picked):])) if weights else args_part
+        if with_value:
+            joint.body.results = values + grads
+            tree = ("tuple", (out_tree, grads_tree))
+        elif has_aux:
+            joint.body.results = grads + values[1:]
+            tree = ("tuple", (grads_tree, aux_tree))
+        else:
+            joint.body.results = grads
+            tree = grads_tree
+        joint.name = self.fun.__name__ + ("_value_and_grad" if with_value else "_grad")
+        export_escaping(joint)
+        return ir.Module([joint]), in_tree, tree, captures
+
+
+def grad(fun, argnums=0, has_aux=False, weights=()):
+    """The gradient of a scalar-valued NumPy function, by reverse mode.
+
+    ``argnums`` (int or tuple) picks the arguments; arguments may be pytrees (tuples,
+    lists, dicts of arrays and floats) and each gradient has its argument's structure.
+    ``weights`` names global or closure arrays the function reads; their gradients
+    follow the argument gradients.  With ``has_aux`` the function returns
+    ``(value, aux)`` and ``grad`` returns ``(gradient, aux)``.
+
+    >>> import numpy as np, sstad
+    >>> def f(x):
+    ...     return np.sum(np.sin(x) * x)
+    >>> g = sstad.grad(f)(np.array([0.0, 1.0]))
+    >>> np.allclose(g, np.cos([0.0, 1.0]) * [0.0, 1.0] + np.sin([0.0, 1.0]))
+    True
+    """
+    return Grad(fun, argnums=argnums, has_aux=has_aux, weights=tuple(weights), with_value=False)
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, weights=()):
+    """Like :func:`grad`, returning ``(value, gradient)`` (``((value, aux), gradient)``)."""
+    return Grad(fun, argnums=argnums, has_aux=has_aux, weights=tuple(weights), with_value=True)
+
+
+class _VJP(_Transform):
+    """The pullback of ``fun`` at given primals: called with (*primals, cotangent)."""
+
+    def sstad_lower(self, args):
+        primals, cotangent = args[:-1], args[-1]
+        module, in_tree, out_tree, captures = lower(self.fun, primals)
+        entry = module.entry
+        if len(module.functions) > 1:
+            raise SstadTypeError("reverse mode through recursive functions is not supported yet", entry.loc)
+        results = entry.body.results
+        if self.options["has_aux"]:
+            out_tree = out_tree[1][0]
+            results = results[:_count(out_tree)]
+        seeded = [k for k, r in enumerate(results) if differentiable(r)]
+        n_args = len(entry.params) - len([c for c in captures if c.frozen is None])
+        wrt = [i for i in range(n_args) if differentiable(entry.params[i])]
+        joint = ReverseMode(Lowerer()).joint(entry, wrt, seeded=seeded, constant_seed=False)
+        seeds = joint.params[len(entry.params):]
+        ct_leaves = [r for r in results]
+        by_leaf = dict(zip(seeded, seeds))
+        unseeded = [ir.Var("dout", r.type) for k, r in enumerate(ct_leaves) if k not in by_leaf]
+        seed_params = [by_leaf.get(k) or unseeded.pop(0) for k in range(len(ct_leaves))]
+        primal_params = joint.params[:n_args]
+        capture_params = joint.params[n_args:len(entry.params)]
+        joint.params = primal_params + seed_params + capture_params
+        joint.body.params = joint.params
+        joint.body.results = joint.body.results[len(entry.body.results):]
+        tree = _replace_leaves(in_tree, [differentiable(p) for p in entry.params[:n_args]])
+        joint.name = self.fun.__name__ + "_vjp"
+        export_escaping(joint)
+        in_tree_all = ("tuple", tuple(in_tree[1]) + (out_tree,))
+        _check_cotangent(cotangent, out_tree)
+        return ir.Module([joint]), in_tree_all, tree, captures
+
+
+def _replace_leaves(treedef, keep):
+    """The argument structure with non-differentiable leaves replaced by None."""
+    it = iter(keep)
+
+    def walk(d):
+        if d[0] == "leaf":
+            return d if next(it) else ("static", None)
+        if d[0] == "static":
+            return d
+        children = tuple(walk(c) for c in d[-1])
+        return (d[0], d[1], children) if d[0] == "dict" else (d[0], children)
+    return walk(treedef)
+
+
+def _check_cotangent(cotangent, out_tree):
+    from sstad.frontend.lower import flatten_runtime
+    tree, _ = flatten_runtime(cotangent)
+    if _count(tree) != _count(out_tree):
+        raise SstadTypeError("the cotangent must have the structure of the function's output")
+
+
+def pullback(fun, has_aux=False):
+    """The function ``(*primals, cotangent) -> cotangents of the primals``.
+
+    What :func:`vjp` returns, as one function that ``sstad.jit`` can compile:
+    ``sstad.jit(sstad.pullback(f))(x, dout)``."""
+    return _VJP(fun, has_aux=has_aux)
+
+
+def vjp(fun, *primals, has_aux=False):
+    """``(out, vjp_fn)``: the output at ``primals`` and its pullback.
+
+    ``vjp_fn(cotangent)`` returns one cotangent per primal argument (None for integer
+    leaves).  With ``has_aux`` the function returns ``(out, aux)`` and ``vjp`` returns
+    ``(out, vjp_fn, aux)``.
+
+    >>> import numpy as np, sstad
+    >>> out, pullback = sstad.vjp(lambda x: 2.0 * x, np.ones(2))
+    >>> pullback(np.array([1.0, 3.0]))
+    (array([2., 6.]),)
+    """
+    from sstad.api import jit
+    value = jit(fun, backend="python")(*primals)
+    pull = pullback(fun, has_aux=has_aux)
+
+    def vjp_fn(cotangent):
+        return pull(*primals, cotangent)
+    if has_aux:
+        return value[0], vjp_fn, value[1]
+    return value, vjp_fn

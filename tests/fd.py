@@ -1,0 +1,75 @@
+"""Central finite differences, and the pieces of a vjp check, for the AD tests."""
+import copy
+
+import numpy as np
+
+
+def float_leaves(tree):
+    """The float arrays and scalars of a structure, in order."""
+    if isinstance(tree, dict):
+        return [leaf for v in tree.values() for leaf in float_leaves(v)]
+    if isinstance(tree, (list, tuple)):
+        return [leaf for v in tree for leaf in float_leaves(v)]
+    if isinstance(tree, (float, np.floating)) or (isinstance(tree, np.ndarray) and tree.dtype.kind == "f"):
+        return [tree]
+    return []
+
+
+def other_leaves(tree):
+    """Everything that is not a float leaf (ints, bools): must not change under a nudge."""
+    if isinstance(tree, dict):
+        return [leaf for v in tree.values() for leaf in other_leaves(v)]
+    if isinstance(tree, (list, tuple)):
+        return [leaf for v in tree for leaf in other_leaves(v)]
+    if float_leaves(tree):
+        return []
+    return [np.asarray(tree).tolist()]
+
+
+def map_floats(tree, fn):
+    """``tree`` with each float leaf replaced by fn(leaf, k) (k counts float leaves)."""
+    counter = iter(range(10 ** 9))
+
+    def walk(t):
+        if isinstance(t, dict):
+            return {k: walk(v) for k, v in t.items()}
+        if isinstance(t, tuple):
+            return tuple(walk(v) for v in t)
+        if isinstance(t, list):
+            return [walk(v) for v in t]
+        if float_leaves(t):
+            return fn(t, next(counter))
+        return t
+    return walk(tree)
+
+
+def random_like(tree, rng):
+    def draw(leaf, k):
+        if isinstance(leaf, np.ndarray):
+            return rng.standard_normal(leaf.shape).astype(leaf.dtype)
+        return float(rng.standard_normal())
+    return map_floats(tree, draw)
+
+
+def inner(a, b):
+    return sum(float(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64)))
+               for x, y in zip(float_leaves(a), float_leaves(b)))
+
+
+def nudge(args, direction, eps):
+    dirs = float_leaves(direction)
+    return map_floats(copy.deepcopy(args), lambda leaf, k: leaf + eps * dirs[k])
+
+
+def directional_derivative(fn, args, direction, cotangent, eps=1e-6):
+    """``<cotangent, J direction>`` by central differences, or None at a kink/jump."""
+    plus = fn(*nudge(args, direction, eps))
+    minus = fn(*nudge(args, direction, -eps))
+    here = fn(*copy.deepcopy(args))
+    if not (other_leaves(plus) == other_leaves(minus) == other_leaves(here)):
+        return None                                  # an integer output changed: a jump
+    forward = (inner(cotangent, plus) - inner(cotangent, here)) / eps
+    backward = (inner(cotangent, here) - inner(cotangent, minus)) / eps
+    if abs(forward - backward) > 1e-3 * (1 + abs(forward)):
+        return None                                  # one-sided slopes differ: a kink
+    return (inner(cotangent, plus) - inner(cotangent, minus)) / (2 * eps)
