@@ -8,3 +8,30 @@ linspace eye identity array asarray""".split()
 
 for _name in CREATION_FUNCTIONS:
     numpy_primitive(_name, getattr(np, _name))
+
+
+# --- reverse-mode rules ----------------------------------------------------------
+from sstad.runtime.primitive import defvjp, nondiff  # noqa: E402
+
+# Their values do not depend on their arguments' values (only on shapes).
+nondiff("zeros", "ones", "empty", "zeros_like", "ones_like", "empty_like", "eye", "identity",
+        "arange")
+
+
+@defvjp("full_like")
+def _(x, value, out, dout):
+    return (None, np.sum(dout))
+
+
+@defvjp("asarray")
+def _(x, out, dout):
+    return (dout,)
+
+
+@defvjp("array")
+def _(items, out, dout):
+    """``np.array((a, b, c))`` of scalars: each gets its element of ``dout``."""
+    pieces = ()
+    for k, item in enumerate(items):
+        pieces = pieces + (dout[k],)
+    return (pieces,)

@@ -4,7 +4,7 @@ import numpy as np
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Primitive, numpy_primitive, text_of
 
-SHAPE_FUNCTIONS = """transpose ravel expand_dims squeeze swapaxes moveaxis concatenate stack
+SHAPE_FUNCTIONS = """transpose ravel expand_dims swapaxes moveaxis concatenate stack
 hstack vstack broadcast_to flip fliplr flipud triu tril tile repeat roll copy
 atleast_1d atleast_2d""".split()
 
@@ -23,10 +23,25 @@ def _reshape_infer(avals, params):
 
 def _reshape_emit(args, params, avals):
     (_, shape), _ = params["layout"]
-    return f"{args[0]}.reshape({text_of(shape, args)})"
+    # Numba reshapes only contiguous arrays; NumPy copies a non-contiguous one anyway.
+    return f"np.ascontiguousarray({args[0]}).reshape({text_of(shape, args)})"
 
 
 numpy_primitive("reshape", np.reshape, _reshape_infer, _reshape_emit)
+
+
+def _squeeze_infer(avals, params):
+    (x, *rest), kw = params["layout"]
+    axis = rest[0] if rest else kw.get("axis")
+    if axis is None:
+        raise TypeError("np.squeeze needs `axis`: sstad compiles per rank, and which axes have "
+                        "length 1 is only known at run time")
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    ndim = avals[0].ndim - len(axes)
+    return A.Array(avals[0].dtype, ndim) if ndim else A.Scalar(avals[0].dtype)
+
+
+numpy_primitive("squeeze", np.squeeze, _squeeze_infer)
 
 
 # ``x.shape[k]`` and ``x.size``: Python ints at run time.
@@ -46,8 +61,13 @@ def _(x, shape, out, dout):
     return (np.reshape(dout, np.shape(x)), None)
 
 
-@defvjp("ravel", "squeeze", "atleast_1d", "atleast_2d")
+@defvjp("ravel", "atleast_1d", "atleast_2d")
 def _(x, out, dout):
+    return (np.reshape(dout, np.shape(x)),)
+
+
+@defvjp("squeeze")
+def _(x, out, dout, axis=None):
     return (np.reshape(dout, np.shape(x)),)
 
 

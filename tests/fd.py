@@ -62,14 +62,20 @@ def nudge(args, direction, eps):
 
 
 def directional_derivative(fn, args, direction, cotangent, eps=1e-6):
-    """``<cotangent, J direction>`` by central differences, or None at a kink/jump."""
-    plus = fn(*nudge(args, direction, eps))
-    minus = fn(*nudge(args, direction, -eps))
+    """``<cotangent, J direction>`` by central differences, or None where the function
+    is not smooth at this point (a jump or kink within the step)."""
     here = fn(*copy.deepcopy(args))
-    if not (other_leaves(plus) == other_leaves(minus) == other_leaves(here)):
-        return None                                  # an integer output changed: a jump
-    forward = (inner(cotangent, plus) - inner(cotangent, here)) / eps
-    backward = (inner(cotangent, here) - inner(cotangent, minus)) / eps
-    if abs(forward - backward) > 1e-3 * (1 + abs(forward)):
-        return None                                  # one-sided slopes differ: a kink
-    return (inner(cotangent, plus) - inner(cotangent, minus)) / (2 * eps)
+    estimates = []
+    for step in (eps, eps / 8):
+        plus = fn(*nudge(args, direction, step))
+        minus = fn(*nudge(args, direction, -step))
+        if not (other_leaves(plus) == other_leaves(minus) == other_leaves(here)):
+            return None                              # an integer output changed: a jump
+        forward = (inner(cotangent, plus) - inner(cotangent, here)) / step
+        backward = (inner(cotangent, here) - inner(cotangent, minus)) / step
+        if abs(forward - backward) > 1e-3 * (1 + abs(forward)):
+            return None                              # one-sided slopes differ: a kink
+        estimates.append((inner(cotangent, plus) - inner(cotangent, minus)) / (2 * step))
+    if abs(estimates[0] - estimates[1]) > 1e-4 * (1 + abs(estimates[0])):
+        return None                                  # the estimate moves with the step: a jump
+    return estimates[0]

@@ -191,6 +191,10 @@ class ReverseMode:
             self.L.stmts.append(clone_stmt(stmt, subst))
             return
         is_for = isinstance(stmt, ir.For)
+        if any(isinstance(p.type, A.ListOf) for p in stmt.body.params):
+            raise UnsupportedSyntaxError(
+                "reverse mode through a loop that builds a run-time list is not supported yet", stmt.loc,
+                "collect values in a preallocated array (np.zeros(n)) instead of a list")
         copy_arrays = _mutates(stmt.body)
         tapes = []
         for p in stmt.body.params:

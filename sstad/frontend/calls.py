@@ -367,6 +367,18 @@ def _zip(self, args, kwargs, node):
     return Zip(tuple(args))
 
 
+def _np_shape(self, args, kwargs, node):
+    x = args[0]
+    if is_atom(x) and isinstance(x.type, A.Array):
+        return self.attribute(x, "shape", node)
+    return ()
+
+
+def _np_ndim(self, args, kwargs, node):
+    x = args[0]
+    return ir.Const(x.type.ndim if is_atom(x) and isinstance(x.type, A.Array) else 0)
+
+
 def _isinstance(self, args, kwargs, node):
     raise self.error(UnsupportedSyntaxError, "isinstance() is not supported in compiled code", node,
                      "compile one function per argument type (it is specialised per signature anyway)")
@@ -380,4 +392,5 @@ def _print(self, args, kwargs, node):
 BUILTINS = {id(builtins.len): _len, id(builtins.range): _range, id(builtins.abs): _abs,
             id(builtins.min): _minmax("min"), id(builtins.max): _minmax("max"),
             id(builtins.sum): _sum, id(builtins.enumerate): _enumerate, id(builtins.zip): _zip,
-            id(builtins.isinstance): _isinstance, id(builtins.print): _print}
+            id(builtins.isinstance): _isinstance, id(builtins.print): _print,
+            id(np.shape): _np_shape, id(np.ndim): _np_ndim}

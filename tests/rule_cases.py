@@ -1,0 +1,120 @@
+"""Small programs exercising one primitive each, for the rule tests (sstad reads source)."""
+import math
+
+import numpy as np
+
+
+def apply1(f, x):
+    return f(x)
+
+
+def apply2(f, x, y):
+    return f(x, y)
+
+
+def apply3(f, x, y, z):
+    return f(x, y, z)
+
+
+def reducer(f, axis=None, keepdims=False):
+    def reduce(x):
+        return f(x, axis=axis, keepdims=keepdims)
+    return reduce
+
+
+def scan(f, axis):
+    def run(x):
+        return f(x, axis=axis)
+    return run
+
+
+def pow_const(x):
+    return x ** 3
+
+
+def rpow(x):
+    return 2.0 ** x
+
+
+def mod_op(x, y):
+    return x % y
+
+
+def matmul_op(a, b):
+    return a @ b
+
+
+def getitem_basic(x):
+    return x[1:, ::2] * 2.0 + x[0, -1]
+
+
+def getitem_fancy(x, idx):
+    return x[idx]
+
+
+def getitem_mask(x):
+    return x[x > 0.0]
+
+
+def setitem_slice(x, v):
+    y = x.copy()
+    y[1:3] = v
+    return y * y
+
+
+def setitem_scalar_in_loop(x, w):
+    y = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        y[i] = w * x[i]
+    return y
+
+
+def iadd_array(x, v):
+    y = x * 1.0
+    y += v
+    y *= x
+    return y
+
+
+def reshape_T(x):
+    return np.reshape(x, (x.shape[1], x.shape[0])).T * x
+
+
+def concat(a, b):
+    return np.concatenate((a, b), axis=1)
+
+
+def stack(a, b):
+    return np.stack((a, b), axis=0)
+
+
+def astype32(x):
+    return (2.0 * x).astype(np.float64)
+
+
+def where_op(x, y):
+    return np.where(x > y, x, y)
+
+
+def clip_op(x):
+    return np.clip(x, -0.5, 0.5)
+
+
+def math_ops(x):
+    return math.sin(x) + math.exp(x) * math.cos(x) + math.sqrt(x * x + 1.0) + math.log(x * x + 2.0)
+
+
+def builtin_minmax(x, y):
+    return max(x, y) * min(x, y) + abs(x - y)
+
+
+def expand_squeeze(x):
+    return np.squeeze(np.expand_dims(x, 0), axis=0) * x
+
+
+def transpose_swap(x):
+    return np.swapaxes(x, 0, 1) @ x
+
+
+def array_of_scalars(a, b):
+    return np.array((a, b * b, a * b))
