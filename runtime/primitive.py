@@ -97,6 +97,8 @@ def literal(value):
         return f"np.{'nan' if np.isnan(value) else 'inf' if value > 0 else '-np.inf'}"
     if isinstance(value, np.generic):
         return f"np.{value.dtype.name}({value.item()!r})"
+    if value is Ellipsis:
+        return "..."
     text = repr(value)
     return f"({text})" if text.startswith("-") else text
 

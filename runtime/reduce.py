@@ -83,6 +83,7 @@ def _(x, out, dout, axis=None, keepdims=False):
 
 @defvjp("cumsum")
 def _(x, out, dout, axis=None):
+    # dx[i] = sum of dout[j] for j >= i: the total minus the running sum before i
     if axis is None:
-        return (np.reshape(np.flip(np.cumsum(np.flip(dout))), x.shape),)
-    return (np.flip(np.cumsum(np.flip(dout, axis), axis=axis), axis),)
+        return (np.reshape(np.sum(dout) - np.cumsum(dout) + dout, x.shape),)
+    return (np.sum(dout, axis=axis, keepdims=True) - np.cumsum(dout, axis=axis) + dout,)

@@ -41,7 +41,16 @@ def _squeeze_infer(avals, params):
     return A.Array(avals[0].dtype, ndim) if ndim else A.Scalar(avals[0].dtype)
 
 
-numpy_primitive("squeeze", np.squeeze, _squeeze_infer)
+def _squeeze_emit(args, params, avals):
+    (_, *rest), kw = params["layout"]
+    axis = rest[0] if rest else kw.get("axis")
+    ndim = avals[0].ndim
+    keep = [k for k in range(ndim) if k not in {a % ndim for a in (axis if isinstance(axis, tuple) else (axis,))}]
+    shape = " + ".join(f"{args[0]}.shape[{k}:{k + 1}]" for k in keep) or "()"
+    return f"np.ascontiguousarray({args[0]}).reshape({shape})"    # Numba has no np.squeeze
+
+
+numpy_primitive("squeeze", np.squeeze, _squeeze_infer, _squeeze_emit)
 
 
 # ``x.shape[k]`` and ``x.size``: Python ints at run time.

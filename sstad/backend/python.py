@@ -16,6 +16,7 @@ from sstad.ir.names import Namer
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import literal
 
+_NATIVE = (np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.bool_))
 HEADER = "import math\n\nimport numpy as np\n\nfrom sstad import runtime as rt\n"
 
 
@@ -42,6 +43,9 @@ class FunctionEmitter:
             return self.name(a)
         if isinstance(a, ir.Undef):
             return undef_text(a.type)
+        t = a.type
+        if isinstance(t, A.Scalar) and not t.weak and t.dtype not in _NATIVE:
+            return f"np.{t.dtype.name}({literal(a.value.item() if hasattr(a.value, 'item') else a.value)})"
         return literal(a.value)
 
     def out(self, text, depth):
