@@ -88,7 +88,10 @@ class ReverseMode:
         if isinstance(ct, ir.Var) and ct.hint == "%t":
             ct.hint = "d" + var.hint
         current = self.get(var)
-        self.put(var, ct if current is None else self.L.apply("op.add", [current, ct], hint="d" + var.hint))
+        if current is None or ir.is_scalar_const(current, 0):
+            self.put(var, ct)
+        else:
+            self.put(var, self.L.apply("op.add", [current, ct], hint="d" + var.hint))
 
     def zeros(self, var, primal):
         if isinstance(var.type, A.Array):

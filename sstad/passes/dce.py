@@ -33,10 +33,14 @@ def _mark(function):
                     changed |= _add(live, stmt.args)
                 continue
             if isinstance(stmt, ir.If):
+                needed = False
                 for k, out in enumerate(stmt.outs):
                     if out in live:
+                        needed = True
                         changed |= _add(live, [stmt.then.results[k], stmt.orelse.results[k]])
-                changed |= _add(live, [stmt.cond])
+                if needed or any(s in effects or isinstance(s, ir.Call)
+                                 for r in ir.regions(stmt) for s in ir.walk(r)):
+                    changed |= _add(live, [stmt.cond])
             else:
                 params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
                 for k, (out, param) in enumerate(zip(stmt.outs, params)):
