@@ -172,3 +172,25 @@ def _index_add_impl(x, values, *rest, index):
 
 
 Primitive("index_add", _index_add_impl, lambda avals, params: avals[0], _index_add_emit, mutates=True)
+
+
+# --- take, sort: indexing by computed positions ----------------------------------
+from sstad.runtime.primitive import defvjp, nondiff, numpy_primitive  # noqa: E402
+
+numpy_primitive("take", np.take)
+numpy_primitive("sort", np.sort)
+numpy_primitive("argsort", np.argsort)
+nondiff("argsort")
+
+
+@defvjp("take")
+def _(x, indices, out, dout):
+    return (index_add(np.zeros_like(x), indices, dout), None)
+
+
+@defvjp("sort")
+def _(x, out, dout):
+    order = np.argsort(x)
+    dx = np.zeros_like(x)
+    dx[order] = dout
+    return (dx,)

@@ -87,3 +87,12 @@ def _(x, out, dout, axis=None):
     if axis is None:
         return (np.reshape(np.sum(dout) - np.cumsum(dout) + dout, x.shape),)
     return (np.sum(dout, axis=axis, keepdims=True) - np.cumsum(dout, axis=axis) + dout,)
+
+
+@defvjp("cumprod")
+def _(x, out, dout, axis=None):
+    # d out_j / d x_i = out_j / x_i for j >= i (x without zeros)
+    weighted = np.ravel(dout * out) if axis is None else dout * out
+    if axis is None:
+        return (np.reshape((np.sum(weighted) - np.cumsum(weighted) + weighted), x.shape) / x,)
+    return ((np.sum(weighted, axis=axis, keepdims=True) - np.cumsum(weighted, axis=axis) + weighted) / x,)

@@ -138,3 +138,42 @@ def _(arrays, out, dout, axis=0):
     for k, a in enumerate(arrays):
         pieces = pieces + (moved[k],)
     return (pieces,)
+
+
+@defvjp("hstack")
+def _(arrays, out, dout):
+    axis = 1 if arrays[0].ndim > 1 else 0
+    pieces = ()
+    start = 0
+    for a in arrays:
+        stop = start + a.shape[axis]
+        pieces = pieces + (np.swapaxes(np.swapaxes(dout, 0, axis)[start:stop], 0, axis),)
+        start = stop
+    return (pieces,)
+
+
+@defvjp("vstack")
+def _(arrays, out, dout):
+    pieces = ()
+    start = 0
+    for a in arrays:
+        rows = a.shape[0] if a.ndim > 1 else 1
+        piece = dout[start:start + rows]
+        pieces = pieces + ((piece if a.ndim > 1 else piece[0]),)
+        start = start + rows
+    return (pieces,)
+
+
+@defvjp("roll")
+def _(x, shift, out, dout):
+    return (np.roll(dout, -shift), None)
+
+
+@defvjp("repeat")
+def _(x, repeats, out, dout):
+    return (np.sum(np.reshape(dout, (x.size, repeats)), axis=1), None)
+
+
+@defvjp("tile")
+def _(x, reps, out, dout):
+    return (np.sum(np.reshape(dout, (reps, x.size)), axis=0), None)

@@ -118,3 +118,31 @@ def transpose_swap(x):
 
 def array_of_scalars(a, b):
     return np.array((a, b * b, a * b))
+
+
+def hstack2(a, b):
+    return np.hstack((a, b))
+
+
+def vstack2(a, b):
+    return np.vstack((a, b))
+
+
+def roll1(x):
+    return np.roll(x, 2)
+
+
+def repeat2(x):
+    return np.repeat(x, 2)
+
+
+def tile3(x):
+    return np.tile(x, 3)
+
+
+def take_idx(x, idx):
+    return np.take(x, idx)
+
+
+def sort1(x):
+    return np.sort(x) * np.arange(x.shape[0])

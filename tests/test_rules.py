@@ -95,12 +95,31 @@ CASES += [
     ("expand_dims/squeeze", rc.expand_squeeze, lambda: (mat(3),)),
     ("np.swapaxes", rc.transpose_swap, lambda: (mat(3, 3),)),
     ("np.array of scalars", rc.array_of_scalars, lambda: (0.7, -1.3)),
+    ("np.hstack", rc.hstack2, lambda: (mat(2, 3), mat(2, 2))),
+    ("np.vstack", rc.vstack2, lambda: (mat(3), mat(2, 3))),
+    ("np.roll", rc.roll1, lambda: (mat(5),)),
+    ("np.repeat", rc.repeat2, lambda: (mat(4),)),
+    ("np.cumprod", rc.scan(np.cumprod, 0), lambda: (positive(5),)),
+    ("np.take", rc.take_idx, lambda: (mat(4), np.array([3, 0, 0, 2]))),
+    ("np.sort", rc.sort1, lambda: (mat(5),)),
+]
+PYTHON_ONLY = [  # Numba has no np.tile
+    ("np.tile", rc.tile3, lambda: (mat(3),)),
 ]
 
 
 @pytest.mark.parametrize("backend", ["python", "numba"])
 @pytest.mark.parametrize("label, fn, make_args", CASES, ids=[c[0] for c in CASES])
 def test_rule_matches_finite_differences(label, fn, make_args, backend):
+    check_rule(fn, make_args, backend)
+
+
+@pytest.mark.parametrize("label, fn, make_args", PYTHON_ONLY, ids=[c[0] for c in PYTHON_ONLY])
+def test_rule_matches_finite_differences_python_only(label, fn, make_args):
+    check_rule(fn, make_args, "python")
+
+
+def check_rule(fn, make_args, backend):
     args = make_args()
     static, values = (fn.args, args) if isinstance(fn, functools.partial) else ((), args)
     target = fn.func if isinstance(fn, functools.partial) else fn

@@ -15,6 +15,7 @@ from sstad.frontend.values import BoundMethod, Closure, Enumerate, RangeValue, Z
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot
+from sstad.runtime.index import index_add
 from sstad.runtime.reduce import REDUCTIONS, SCANS
 
 VIEW_FUNCTIONS = {"transpose", "ravel", "expand_dims", "squeeze", "swapaxes", "moveaxis",
@@ -379,6 +380,11 @@ def _np_ndim(self, args, kwargs, node):
     return ir.Const(x.type.ndim if is_atom(x) and isinstance(x.type, A.Array) else 0)
 
 
+def _index_add(self, args, kwargs, node):
+    x, index, values = (self.atom(a, node) for a in args)
+    return self.apply("index_add", [x, values, index], {"index": (Slot(2),)}, hint=x.hint)
+
+
 def _isinstance(self, args, kwargs, node):
     raise self.error(UnsupportedSyntaxError, "isinstance() is not supported in compiled code", node,
                      "compile one function per argument type (it is specialised per signature anyway)")
@@ -393,4 +399,4 @@ BUILTINS = {id(builtins.len): _len, id(builtins.range): _range, id(builtins.abs)
             id(builtins.min): _minmax("min"), id(builtins.max): _minmax("max"),
             id(builtins.sum): _sum, id(builtins.enumerate): _enumerate, id(builtins.zip): _zip,
             id(builtins.isinstance): _isinstance, id(builtins.print): _print,
-            id(np.shape): _np_shape, id(np.ndim): _np_ndim}
+            id(np.shape): _np_shape, id(np.ndim): _np_ndim, id(index_add): _index_add}
