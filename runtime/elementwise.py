@@ -158,8 +158,11 @@ def _(x, y, out, dout):
 
 @defvjp("op.pow", "power", "math.pow")
 def _(x, y, out, dout):
-    return (unbroadcast(dout * y * x ** (y - 1), x),
-            unbroadcast(dout * out * np.log(np.where(x > 0, x, 1.0)), y))
+    # y * x ** (y - 1) as y * out / x, which never raises 0.0 to a negative power;
+    # at x == 0 the derivative is 1 for y == 1 and taken as 0 otherwise.
+    at_zero = x == 0.0
+    dx = np.where(at_zero, np.where(y == 1.0, dout, 0.0), dout * y * out / np.where(at_zero, 1.0, x))
+    return (unbroadcast(dx, x), unbroadcast(dout * out * np.log(np.where(x > 0, x, 1.0)), y))
 
 
 @defvjp("op.neg", "negative")

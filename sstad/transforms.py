@@ -57,9 +57,6 @@ class Grad(_Transform):
         weights, with_value = self.options["weights"], self.options["with_value"]
         module, in_tree, out_tree, captures = lower(self.fun, args)
         entry = module.entry
-        if len(module.functions) > 1:
-            raise SstadTypeError("reverse mode through recursive functions is not supported yet",
-                                 entry.loc, "write the recursion as a loop")
         if has_aux:
             if out_tree[0] != "tuple" or len(out_tree[1]) != 2:
                 raise SstadTypeError("with has_aux=True the function must return (value, aux)", entry.loc)
@@ -89,7 +86,8 @@ class Grad(_Transform):
             if not differentiable(entry.params[i]):
                 raise SstadTypeError(f"cannot differentiate with respect to `{entry.params[i].hint}` of type "
                                      f"{entry.params[i].type}", entry.loc, "pass floats or float arrays")
-        joint = ReverseMode(Lowerer()).joint(entry, wrt, seeded=[0], constant_seed=True)
+        reverse = ReverseMode(Lowerer())
+        joint = reverse.joint(entry, wrt, seeded=[0], constant_seed=True)
         n_out = len(entry.body.results)
         values, grads = joint.body.results[:n_out], joint.body.results[n_out:]
         if isinstance(argnums, int) and not weights:
@@ -109,8 +107,7 @@ class Grad(_Transform):
             joint.body.results = grads
             tree = grads_tree
         joint.name = self.fun.__name__ + ("_value_and_grad" if with_value else "_grad")
-        export_escaping(joint)
-        return ir.Module([joint]), in_tree, tree, captures
+        return _module(module, reverse, joint), in_tree, tree, captures
 
 
 def grad(fun, argnums=0, has_aux=False, weights=()):
@@ -144,8 +141,6 @@ class _VJP(_Transform):
         primals, cotangent = args[:-1], args[-1]
         module, in_tree, out_tree, captures = lower(self.fun, primals)
         entry = module.entry
-        if len(module.functions) > 1:
-            raise SstadTypeError("reverse mode through recursive functions is not supported yet", entry.loc)
         results = entry.body.results
         if self.options["has_aux"]:
             out_tree = out_tree[1][0]
@@ -153,7 +148,8 @@ class _VJP(_Transform):
         seeded = [k for k, r in enumerate(results) if differentiable(r)]
         n_args = len(entry.params) - len([c for c in captures if c.frozen is None])
         wrt = [i for i in range(n_args) if differentiable(entry.params[i])]
-        joint = ReverseMode(Lowerer()).joint(entry, wrt, seeded=seeded, constant_seed=False)
+        reverse = ReverseMode(Lowerer())
+        joint = reverse.joint(entry, wrt, seeded=seeded, constant_seed=False)
         seeds = joint.params[len(entry.params):]
         ct_leaves = [r for r in results]
         by_leaf = dict(zip(seeded, seeds))
@@ -165,11 +161,19 @@ class _VJP(_Transform):
         joint.body.params = joint.params
         joint.body.results = joint.body.results[len(entry.body.results):]
         tree = _replace_leaves(in_tree, [differentiable(p) for p in entry.params[:n_args]])
-        joint.name = self.fun.__name__ + "_vjp"
-        export_escaping(joint)
+        joint.name = self.fun.__name__ + "_pullback"
+        module = _module(module, reverse, joint)
         in_tree_all = ("tuple", tuple(in_tree[1]) + (out_tree,))
         _check_cotangent(cotangent, out_tree)
-        return ir.Module([joint]), in_tree_all, tree, captures
+        return module, in_tree_all, tree, captures
+
+
+def _module(primal, reverse, joint):
+    """The derivative module: recursive primal helpers, their vjps, then the entry."""
+    helpers = primal.functions[:-1] + [vjp for vjp, _, _ in reverse.callees.values()]
+    for fn in helpers + [joint]:
+        export_escaping(fn)
+    return ir.Module(helpers + [joint])
 
 
 def _replace_leaves(treedef, keep):

@@ -20,8 +20,6 @@ NOT_YET = {
     "append_loop": "reverse mode through run-time lists",
     "filtered_comprehension": "reverse mode through run-time lists",
     "list_comprehension": "reverse mode through run-time lists",
-    "exp_series": "reverse mode through recursive functions",
-    "recursive_power": "reverse mode through recursive functions",
 }
 # Programs whose output depends on branch decisions so finely that a finite difference
 # crosses them: AD differentiates the path taken, finite differences see the jumps.

@@ -20,6 +20,7 @@ import itertools
 from sstad.errors import SstadError, UnsupportedSyntaxError
 from sstad.frontend.pytree import is_atom
 from sstad.frontend.scope import Scope
+from sstad.frontend.lower import Lowerer
 from sstad.frontend.source import function_node
 from sstad.ir import nodes as ir
 from sstad.ir.clone import atom as mapped, clone_block, clone_stmt
@@ -55,8 +56,9 @@ class _Ref:
 
 
 class ReverseMode:
-    def __init__(self, lowerer):
+    def __init__(self, lowerer, callees=None):
         self.L = lowerer
+        self.callees = callees if callees is not None else {}   # callee -> (its vjp, wrt, seeded)
         self.adjoints = Scope({}, set(), "<adjoints>")
         self.adjoints.declared_global = set()
         lowerer.scopes, lowerer.scope = [self.adjoints], self.adjoints
@@ -160,10 +162,6 @@ class ReverseMode:
                 new.outs = [ir.Var(o.hint, o.type) for o in stmt.outs]
                 subst.update(zip(stmt.outs, new.outs))
                 self.L.stmts.append(new)
-            elif isinstance(stmt, ir.Call):
-                raise UnsupportedSyntaxError(
-                    "reverse mode through a recursive function is not supported yet", stmt.loc,
-                    "write the recursion as a loop")
             else:
                 self.L.stmts.append(clone_stmt(stmt, subst))
 
@@ -242,8 +240,43 @@ class ReverseMode:
                 self.back_apply(stmt, subst, saved)
             elif isinstance(stmt, ir.If):
                 self.back_if(stmt, subst, saved)
+            elif isinstance(stmt, ir.Call):
+                self.back_call(stmt, subst)
             else:
                 self.back_loop(stmt, subst, saved)
+
+    # --- calls (recursive functions): each callee gets a joint function of its own ----
+    def callee_vjp(self, callee):
+        """``callee_vjp(params..., seeds...) -> (results..., grads...)``, built once; a
+        recursive callee's vjp calls itself."""
+        if callee not in self.callees:
+            wrt = [i for i, p in enumerate(callee.params) if differentiable(p)]
+            seeded = [k for k, r in enumerate(callee.body.results) if differentiable(r)]
+            shell = ir.Function(callee.name + "_vjp", [], ir.Block([], [], []), callee.loc)
+            self.callees[callee] = (shell, wrt, seeded)
+            built = ReverseMode(Lowerer(), self.callees).joint(callee, wrt, seeded)
+            shell.params, shell.body = built.params, built.body
+        return self.callees[callee]
+
+    def back_call(self, stmt, subst):
+        douts = [self.get(o) for o in stmt.outs]
+        if all(d is None for d in douts):
+            return
+        vjp_fn, wrt, seeded = self.callee_vjp(stmt.callee)
+        if not wrt:
+            return
+        seeds = [douts[k] if douts[k] is not None else self.zeros(stmt.outs[k], mapped(stmt.outs[k], subst))
+                 for k in seeded]
+        n = len(stmt.callee.body.results)
+        outs = [ir.Var(r.hint if isinstance(r, ir.Var) else "r", r.type) for r in vjp_fn.body.results] \
+            if vjp_fn.body.results else None
+        if outs is None:      # the vjp of a function being built: its result types are known
+            outs = [ir.Var(getattr(r, "hint", "r"), r.type) for r in stmt.callee.body.results] + [
+                ir.Var("d" + stmt.callee.params[i].hint, stmt.callee.params[i].type) for i in wrt]
+        self.L.stmts.append(ir.Call(outs, vjp_fn, [mapped(a, subst) for a in stmt.args] + seeds, stmt.loc))
+        for i, g in zip(wrt, outs[n:]):
+            if differentiable(stmt.args[i]):
+                self.accumulate(stmt.args[i], g)
 
     def back_apply(self, stmt, subst, saved):
         prim, out = stmt.prim, stmt.outs[0]
