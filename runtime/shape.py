@@ -120,15 +120,20 @@ def _(x, out, dout):
     return (np.tril(dout),)
 
 
-@defvjp("concatenate")
-def _(arrays, out, dout, axis=0):
+def split_like(dout, arrays, axis):
+    """``dout`` cut along ``axis`` into pieces as long as each of ``arrays``."""
     pieces = ()
     start = 0
     for a in arrays:
         stop = start + a.shape[axis]
         pieces = pieces + (np.swapaxes(np.swapaxes(dout, 0, axis)[start:stop], 0, axis),)
         start = stop
-    return (pieces,)
+    return pieces
+
+
+@defvjp("concatenate")
+def _(arrays, out, dout, axis=0):
+    return (split_like(dout, arrays, axis),)
 
 
 @defvjp("stack")
@@ -142,14 +147,7 @@ def _(arrays, out, dout, axis=0):
 
 @defvjp("hstack")
 def _(arrays, out, dout):
-    axis = 1 if arrays[0].ndim > 1 else 0
-    pieces = ()
-    start = 0
-    for a in arrays:
-        stop = start + a.shape[axis]
-        pieces = pieces + (np.swapaxes(np.swapaxes(dout, 0, axis)[start:stop], 0, axis),)
-        start = stop
-    return (pieces,)
+    return (split_like(dout, arrays, 1 if arrays[0].ndim > 1 else 0),)
 
 
 @defvjp("vstack")
