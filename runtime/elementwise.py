@@ -122,8 +122,8 @@ for _name, _symbol in INPLACE.items():
 # --- reverse-mode rules ----------------------------------------------------------
 # Each rule gets the primal arguments, the primal result ``out`` and its cotangent
 # ``dout`` and returns one cotangent per argument.  Binary rules undo broadcasting.
-# Conventions at kinks (docs/ad.md): d|x|/dx = 0 at 0, ties in maximum/minimum go to
-# the first argument, sqrt'(0) = inf.
+# Conventions at kinks (docs/ad.md): d|x|/dx = 0 at 0, ties in maximum/minimum share
+# the cotangent equally, sqrt'(0) = inf.
 from sstad.runtime.broadcast import unbroadcast  # noqa: E402
 from sstad.runtime.primitive import defvjp, nondiff  # noqa: E402
 
@@ -316,16 +316,21 @@ def _(x, y, out, dout):
     return (unbroadcast(dout * np.exp(x - out), x), unbroadcast(dout * np.exp(y - out), y))
 
 
+def share(first_wins, tie, dout):
+    """The first argument's part of ``dout``: all if it won, half on a tie."""
+    return np.where(first_wins, dout, np.where(tie, 0.5 * dout, 0.0))
+
+
 @defvjp("maximum", "fmax", "builtin.max")
 def _(x, y, out, dout):
-    first = x >= y
-    return (unbroadcast(np.where(first, dout, 0.0), x), unbroadcast(np.where(first, 0.0, dout), y))
+    tie = x == y
+    return (unbroadcast(share(x > y, tie, dout), x), unbroadcast(share(y > x, tie, dout), y))
 
 
 @defvjp("minimum", "fmin", "builtin.min")
 def _(x, y, out, dout):
-    first = x <= y
-    return (unbroadcast(np.where(first, dout, 0.0), x), unbroadcast(np.where(first, 0.0, dout), y))
+    tie = x == y
+    return (unbroadcast(share(x < y, tie, dout), x), unbroadcast(share(y < x, tie, dout), y))
 
 
 @defvjp("where")

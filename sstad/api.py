@@ -149,7 +149,8 @@ def dump(fn, *args, emit="ir", after=None):
     if emit == "python":
         return compiled.source if compiled else emit_module(module)
     compiled = compiled or Compiled(fn, args)
-    dispatcher = compiled.callable("numba")
+    # A fresh, uncached dispatcher: one loaded from Numba's disk cache has no LLVM text.
+    dispatcher = numba.njit(compiled.callable("numba").py_func)
     leaves = compiled.leaves(args)
     signature = tuple(numba.typeof(v) for v in leaves)
     try:

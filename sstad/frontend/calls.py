@@ -225,6 +225,8 @@ class CallLowering:
             if ndim and not -ndim <= axis < ndim:
                 raise self.error(SstadTypeError, f"axis {axis} is out of range for rank {ndim}", node)
             axis = axis % ndim if ndim else axis
+            if ndim == 1:
+                axis = None               # the same thing, and Numba knows it in more places
         params = {"axis": axis}
         if keepdims.value:
             params["keepdims"] = True
