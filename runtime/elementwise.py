@@ -7,7 +7,7 @@ import numpy as np
 
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import (NUMPY_FUNCTIONS, Primitive, by_prototype, emit_binary,
-                                     emit_call, emit_unary, numpy_primitive)
+                                     emit_call, emit_unary, numpy_primitive, text_of)
 
 UFUNCS = """abs sign negative positive exp expm1 exp2 log log1p log2 log10 sqrt cbrt square
 reciprocal sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh floor ceil
@@ -16,8 +16,18 @@ logical_and logical_or logical_xor power add subtract multiply divide true_divid
 mod remainder fmod copysign heaviside less less_equal greater greater_equal equal not_equal
 where clip round""".split()
 
+def _where_emit(args, params, avals):
+    """On scalars, a conditional expression: Numba's np.where would make a 0-d array."""
+    layout = params.get("layout")
+    if layout is not None and all(isinstance(a, A.Scalar) for a in avals) and not layout[1]:
+        c, x, y = (text_of(p, args) for p in layout[0])
+        return f"{x} if {c} else {y}"
+    return emit_call("np.where")(args, params, avals)
+
+
 for _name in UFUNCS:
-    numpy_primitive(_name, getattr(np, _name), elementwise=True)
+    numpy_primitive(_name, getattr(np, _name), elementwise=True,
+                    emit=_where_emit if _name == "where" else None)
 NUMPY_FUNCTIONS[id(np.absolute)] = "abs"
 NUMPY_FUNCTIONS[id(np.around)] = "round"
 

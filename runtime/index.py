@@ -161,6 +161,10 @@ def _slice_text(item, args):
 
 def _index_add_emit(args, params, avals):
     items = params["index"]
+    fancy = any(isinstance(i, Slot) and isinstance(avals[i], A.Array) and avals[i].dtype.kind in "iu"
+                for i in items)
+    if not fancy:                     # no index can repeat: a plain in-place add
+        return f"{args[0]}[{index_text(items, args)}] += {args[1]}"
     parts = [_slice_text(i, args) if isinstance(i, slice) else args[i] if isinstance(i, Slot)
              else literal(i) for i in items]
     index = parts[0] if len(parts) == 1 else f"({', '.join(parts)},)"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 
 from sstad.errors import SstadError, UnsupportedSyntaxError
+from sstad.frontend.builder import TRUE
 from sstad.frontend.pytree import is_atom
 from sstad.frontend.scope import Scope
 from sstad.frontend.lower import Lowerer
@@ -71,14 +72,43 @@ class ReverseMode:
     def get(self, var):
         return self.adjoints.env.get(self.key(var))
 
-    def put(self, var, value):
-        self.adjoints.env[self.key(var)] = value
+    # An adjoint array is *owned* when this sweep allocated it (zeros, a copy, a sum) and
+    # no other adjoint shares it: then contributions are added in place, so a read
+    # ``x[i]`` in a loop costs O(1) in the backward sweep, not a full-size array.  Rule
+    # results may share memory (``d(x + y)`` hands ``dout`` to both), so they are not
+    # owned.  The flag lives in the state, so branches and loops keep it only where it
+    # holds on every path.
+    def put(self, var, value, owned=False):
+        self.set_slot(self.key(var), value, owned)
+
+    def set_slot(self, key, value, owned):
+        self.adjoints.env[key] = value
+        if owned and isinstance(getattr(value, "type", None), A.Array):
+            self.adjoints.env["own:" + key] = TRUE
+        else:
+            self.adjoints.env.pop("own:" + key, None)
+
+    def owned(self, var):
+        return self.slot_owned(self.key(var))
+
+    def slot_owned(self, key):
+        return self.adjoints.env.get("own:" + key) is TRUE
 
     def drop(self, vars_):
         for v in vars_:
             self.adjoints.env.pop(self.key(v), None)
+            self.adjoints.env.pop("own:" + self.key(v), None)
 
-    def accumulate(self, var, ct):
+    def owned_adjoint(self, var, primal):
+        """The adjoint of ``var`` as an array this sweep may write into."""
+        current = self.get(var)
+        if current is None or ir.is_scalar_const(current, 0):
+            return self.zeros(var, primal)
+        if self.owned(var):
+            return current
+        return self.L.apply("copy", [current], {"layout": ((Slot(0),), {})}, hint="d" + var.hint)
+
+    def accumulate(self, var, ct, owned=False):
         """adjoint(var) += ct, keeping var's type (dtype, rank)."""
         ct = self.L.atom(ct, None)
         target = var.type
@@ -91,9 +121,11 @@ class ReverseMode:
             ct.hint = "d" + var.hint
         current = self.get(var)
         if current is None or ir.is_scalar_const(current, 0):
-            self.put(var, ct)
+            self.put(var, ct, owned)
+        elif self.owned(var) and isinstance(ct.type, A.Array):
+            self.put(var, self.L.apply("iop.add", [current, ct], hint="d" + var.hint), owned=True)
         else:
-            self.put(var, self.L.apply("op.add", [current, ct], hint="d" + var.hint))
+            self.put(var, self.L.apply("op.add", [current, ct], hint="d" + var.hint), owned=True)
 
     def zeros(self, var, primal):
         if isinstance(var.type, A.Array):
@@ -104,7 +136,7 @@ class ReverseMode:
         """Give these values explicit zero adjoints, so that branch and loop joins see them."""
         for v in vars_:
             if differentiable(v) and self.get(v) is None:
-                self.put(v, self.zeros(v, mapped(v, subst)))
+                self.put(v, self.zeros(v, mapped(v, subst)), owned=True)
 
     # --- the joint function --------------------------------------------------------
     def joint(self, fn, wrt, seeded, constant_seed=False):
@@ -343,12 +375,15 @@ class ReverseMode:
             value = stmt.args[1]
             if differentiable(value):
                 dv = self.L.apply("getitem", [dout] + index_atoms, {"index": read})
+                if isinstance(dv.type, A.Array):      # a view: dout's region is zeroed below
+                    dv = self.L.apply("copy", [dv], {"layout": ((Slot(0),), {})}, hint="d" + value.hint)
                 self.accumulate(value, self.L.call_numpy("unbroadcast", [dv, mapped(value, subst)], {}, None))
             if differentiable(stmt.args[0]):
-                rest = self.L.apply("copy", [dout], {"layout": ((Slot(0),), {})}, hint="d" + out.hint)
+                rest = self.owned_adjoint(out, x_now)
                 rest = self.L.apply("setitem", [rest, ir.Const(0.0)] + index_atoms,
                                     {"index": stmt.params["index"]}, hint=rest.hint)
-                self.accumulate(stmt.args[0], rest)
+                self.drop([out])
+                self.accumulate(stmt.args[0], rest, owned=True)
             return
         # x op= v: restore x, then differentiate ``x op v`` from the restored value
         self.L.apply("setitem", [x_now, old], {"index": (Ellipsis,), "keep": True}, hint=x_now.hint)
@@ -394,7 +429,8 @@ class ReverseMode:
             if differentiable(p):
                 ckeys[m] = f"%d{p.hint}#c{uid}_{m}"
                 d = self.get(out)
-                self.adjoints.env[ckeys[m]] = d if d is not None else self.zeros(out, mapped(out, subst))
+                self.set_slot(ckeys[m], d if d is not None else self.zeros(out, mapped(out, subst)),
+                              self.owned(out) if d is not None else True)
         inner = _defined(stmt.body) | (_defined(stmt.cond) if not is_for else set())
         free = {a for s in ir.walk(stmt.body) for a in ir.reads(s) if isinstance(a, ir.Var) and a not in inner}
         free |= {r for r in stmt.body.results if isinstance(r, ir.Var) and r not in inner}
@@ -412,19 +448,21 @@ class ReverseMode:
             for m, key in ckeys.items():
                 r = stmt.body.results[m]
                 if differentiable(r):
-                    self.accumulate(r, self.adjoints.env[key])
+                    self.accumulate(r, self.adjoints.env[key], self.slot_owned(key))
             self.backward(stmt.body.stmts, sub, local)
             for m, key in ckeys.items():
                 p = params[m]
                 d = self.get(p)
-                self.adjoints.env[key] = d if d is not None else self.zeros(p, sub[p])
+                self.set_slot(key, d if d is not None else self.zeros(p, sub[p]),
+                              self.owned(p) if d is not None else True)
             self.drop(inner)
         self.L.loop(body, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
         for m, key in ckeys.items():
             init = stmt.inits[m]
             if differentiable(init):
-                self.accumulate(init, self.adjoints.env[key])
+                self.accumulate(init, self.adjoints.env[key], self.slot_owned(key))
             self.adjoints.env.pop(key)
+            self.adjoints.env.pop("own:" + key, None)
         if _mutates(stmt.body):                      # put back what the loop overwrote
             for p, tape, init in zip(params, tapes[offset:], stmt.inits):
                 if isinstance(p.type, A.Array) and isinstance(init, ir.Var):
@@ -475,18 +513,11 @@ def _getitem(ad, stmt, subst, dout):
                                      "collect values in a preallocated array instead of a list")
     index_atoms = [mapped(a, subst) for a in stmt.args[1:]]
     items = stmt.params["index"]
-    fancy = any(isinstance(i, Slot) and isinstance(stmt.args[i].type, A.Array)
-                and stmt.args[i].type.dtype.kind in "iu" for i in items)
-    dx = ad.zeros(x, mapped(x, subst))
-    if fancy:       # repeated indices must add up: np.add.at
-        dx = ad.L.apply("index_add", [dx, dout] + index_atoms,
-                        {"index": tuple(Slot(i + 1) if isinstance(i, Slot) else _grow_slice(i) for i in items)},
-                        hint="d" + x.hint)
-    else:
-        dx = ad.L.apply("setitem", [dx, dout] + index_atoms,
-                        {"index": tuple(Slot(i + 1) if isinstance(i, Slot) else _grow_slice(i) for i in items)},
-                        hint="d" + x.hint)
-    ad.accumulate(x, dx)
+    dx = ad.owned_adjoint(x, mapped(x, subst))
+    index = tuple(Slot(i + 1) if isinstance(i, Slot) else _grow_slice(i) for i in items)
+    dx = ad.L.apply("index_add", [dx, dout] + index_atoms, {"index": index}, hint="d" + x.hint)
+    ad.drop([x])
+    ad.accumulate(x, dx, owned=True)
 
 
 def _grow_slice(item):
