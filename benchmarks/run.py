@@ -84,6 +84,25 @@ def main():
             print(f"{name:<24}" + "".join(f"{seconds[r] * 1e3:12.3f} ms" for r in RUNNERS)
                   + f"{speedup:10.1f}x" + ("  below target" if speedup < TARGET_SPEEDUP else ""),
                   flush=True)
+    gradient_table(opts)
+
+
+def gradient_table(opts):
+    """grad/objective for reverse mode, both compiled by Numba (target <= 3)."""
+    gradients = importlib.import_module("gradients")
+    print(f"\n{'gradient (reverse mode)':<24}{'f, numba':>15}{'grad, numba':>15}{'grad/f':>9}")
+    print("-" * 63)
+    for name, func, args, reference in gradients.cases():
+        if opts.filters and not any(s in name for s in opts.filters):
+            continue
+        f, g = sstad.jit(func), sstad.jit(sstad.grad(func))
+        f(*args)
+        if not np.allclose(g(*args), reference, rtol=1e-5, atol=1e-8):
+            raise AssertionError(f"{name}: the gradient differs from the reference")
+        tf = median_seconds(lambda: f(*args), opts.repeat)
+        tg = median_seconds(lambda: g(*args), opts.repeat)
+        print(f"{name:<24}{tf * 1e3:12.3f} ms{tg * 1e3:12.3f} ms{tg / tf:8.2f}x"
+              + ("  above target" if tg / tf > 3 else ""), flush=True)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@
 5.0
 """
 from sstad import errors  # noqa: F401
+
+__version__ = "0.1.0"
 from sstad.api import dump, jit  # noqa: F401
 from sstad.transforms import grad, pullback, value_and_grad, vjp  # noqa: F401
 
