@@ -235,19 +235,25 @@ class ReverseMode:
             self.L.stmts.append(ir.Apply([tape], lookup("list.new"), [], {}, stmt.loc))
             tapes.append(tape)
         body = clone_block(stmt.body, subst)
-        tape_params = [ir.Var(t.hint, t.type) for t in tapes]
+        # Tapes nobody reads in the backward sweep are dropped by dce: the trip count
+        # comes from a counter of its own, not from a tape's length.
+        trips = ir.Var("trips", A.I64)
+        tape_params = [ir.Var(t.hint, t.type) for t in tapes] + [trips]
+
+        pushed = []
 
         def pushes():
             for p, t in zip(body.params, tape_params):
                 value = p
                 if copy_arrays and isinstance(p.type, A.Array):
                     value = self.L.apply("copy", [p], {"layout": ((Slot(0),), {})}, hint=p.hint)
-                self.L.apply("list.append", [t, value], hint=t.hint)
+                pushed.append(self.L.apply("list.append", [t, value], hint=t.hint))
+            pushed.append(self.L.apply("op.add", [trips, ir.Const(1)], hint="trips"))
         push_stmts = self.collect(pushes)
-        pushed = [s.outs[0] for s in push_stmts if s.prim.name == "list.append"]
         body = ir.Block(body.params + tape_params, push_stmts + body.stmts, body.results + pushed)
         outs = [ir.Var(o.hint, o.type) for o in stmt.outs]
-        tape_outs = [ir.Var(t.hint, t.type) for t in tapes]
+        tape_outs = [ir.Var(t.hint, t.type) for t in tapes] + [ir.Var("trips", A.I64)]
+        tapes = tapes + [ir.Const(0)]
         if is_for:
             index, carried = body.params[0], body.params[1:]
             body.params = [index] + carried
@@ -435,14 +441,19 @@ class ReverseMode:
         free = {a for s in ir.walk(stmt.body) for a in ir.reads(s) if isinstance(a, ir.Var) and a not in inner}
         free |= {r for r in stmt.body.results if isinstance(r, ir.Var) and r not in inner}
         self.materialize(sorted(free, key=lambda v: v.id), subst)
-        n = self.L.apply("builtin.len", [tapes[0]], hint="n")
+        *tapes, n = tapes
         last = self.L.apply("op.sub", [n, ir.Const(1)], hint="last")
+        step = stmt.step if is_for else None
 
         def body(k):
             j = self.L.apply("op.sub", [last, k], hint="j")
             sub = dict(subst)
             for p, tape in zip(stmt.body.params, tapes):
-                sub[p] = self.L.apply("getitem", [tape, j], {"index": (Slot(1),)}, hint=p.hint)
+                if p is stmt.body.params[0] and is_for and isinstance(step, ir.Const):
+                    offset = self.L.apply("op.mul", [j, step])          # i = start + j * step
+                    sub[p] = self.L.apply("op.add", [mapped(stmt.start, subst), offset], hint=p.hint)
+                else:
+                    sub[p] = self.L.apply("getitem", [tape, j], {"index": (Slot(1),)}, hint=p.hint)
             local = {}
             self.forward(stmt.body.stmts, sub, local)
             for m, key in ckeys.items():
