@@ -98,3 +98,17 @@ def max_tie(x, y):
 
 def float32_loss(x):
     return np.sum(x * x * 0.5)
+
+
+def shared_cotangents(x, w):
+    y = x + w * x          # d(y) reaches x twice through one rule
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + y[i] * x[i] + x[i]
+    return s + np.sum(y)
+
+
+def copy_by_identity(x):
+    y = x * 1.0
+    y += 1.0
+    return np.sum(y * x) + np.sum(x)

@@ -134,3 +134,19 @@ def test_gradient_code_is_readable():
     text = sstad.dump(sstad.grad(rc.inplace_in_loop, argnums=(0, 1)), np.ones(3), 0.5, emit="python")
     assert "def inplace_in_loop_grad(x, w):" in text
     assert "# reverse_cases.py:" in text and "tape_" in text and "dw" in text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args", [
+    (rc.shared_cotangents, (np.array([0.5, -0.2, 0.7]), 1.3)),
+    (rc.copy_by_identity, (np.array([0.5, -0.2, 0.7]),)),
+])
+def test_in_place_adjoint_updates_never_touch_shared_arrays(backend, fn, args):
+    grads = compiled(sstad.grad(fn, argnums=tuple(range(len(args)))), backend)(*args)
+    check_gradient(fn, args, grads)
+
+
+def test_simplify_folds_scalar_identities_only():
+    text = sstad.dump(sstad.grad(rc.newton_sqrt), 2.0, emit="ir", after="simplify")
+    assert "op.mul(1.0," not in text
+    assert sstad.jit(rc.copy_by_identity)(np.ones(2)) == pytest.approx(6.0)
