@@ -1,4 +1,5 @@
-"""The ``sstad`` command: ``sstad dump FILE.py:FUNC --args "..." --emit ir|python|llvm``."""
+"""The ``sstad`` command: ``sstad dump FILE.py:FUNC --args "..." [--grad|--vjp]
+--emit ir|python|llvm``."""
 from __future__ import annotations
 
 import argparse
@@ -11,6 +12,7 @@ import numpy as np
 
 from sstad.api import STAGES, dump
 from sstad.errors import SstadError
+from sstad.transforms import grad, pullback
 
 
 def load_function(target):
@@ -52,9 +54,18 @@ def main(argv=None):
     dump_cmd.add_argument("--emit", choices=STAGES, default="ir", help="which stage to print")
     dump_cmd.add_argument("--after", metavar="PASS", default=None,
                           help="show the IR after this pass ('lowering' for before any pass)")
+    mode = dump_cmd.add_mutually_exclusive_group()
+    mode.add_argument("--grad", action="store_true",
+                      help="the reverse-mode gradient (of a scalar function, w.r.t. its first argument)")
+    mode.add_argument("--vjp", action="store_true",
+                      help="the pullback: --args are the primals, followed by the output cotangent")
     options = parser.parse_args(argv)
     fn, module = load_function(options.target)
     args = parse_args_text(options.args, module)
+    if options.grad:
+        fn = grad(fn)
+    elif options.vjp:
+        fn = pullback(fn)
     try:
         text = dump(fn, *args, emit=options.emit, after=options.after)
     except SstadError as exc:

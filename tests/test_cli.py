@@ -67,3 +67,13 @@ def test_dump_reports_user_errors_cleanly(tmp_path):
 def test_dump_rejects_bad_targets(argv):
     result = subprocess.run(sstad_command() + argv, capture_output=True, text=True, timeout=120)
     assert result.returncode != 0 and "sstad:" in result.stderr
+
+
+def test_dump_grad_prints_one_joint_gradient_function():
+    result = subprocess.run(sstad_command() + ["dump", TARGET.replace(":damped", ":smooth"), "--args",
+                                               "np.array([0.5, -1.0]), 3", "--grad", "--emit", "python"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    assert text.count("\ndef ") == 1 and "def smooth_grad(x, n):" in text
+    assert "# dump_target.py:" in text and "dx" in text

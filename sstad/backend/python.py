@@ -122,8 +122,11 @@ class FunctionEmitter:
         self.out(f"if {cond}:", depth)
         self.branch(then, stmt.outs, depth + 1)
         if orelse.stmts or outs:
+            mark = len(self.lines)
             self.out("else:", depth)
             self.branch(orelse, stmt.outs, depth + 1)
+            if self.lines[mark + 1:] == ["    " * (depth + 1) + "pass"]:
+                del self.lines[mark:]                  # an else with nothing to do
 
     def coalesce(self, block, targets, loop_params=None):
         """Compute each result straight into its target variable, saving a copy.

@@ -11,3 +11,11 @@ def damped(x, tol):
             x = x - 0.25 * x
         steps += 1
     return x, steps
+
+
+def smooth(x, n):
+    s = 0.0
+    for i in range(n):
+        if s < 10.0:
+            s = s + np.sum(np.sin(x) * x)
+    return s
