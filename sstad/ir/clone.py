@@ -1,4 +1,5 @@
-"""Copy IR statements with fresh variables (for the recomputation in reverse loops)."""
+"""Copy IR statements with fresh variables (for the recomputation in reverse loops), and
+substitute atoms throughout a block."""
 from sstad.ir import nodes as ir
 
 
@@ -40,3 +41,26 @@ def clone_stmt(stmt, subst):
                      atom(stmt.step, subst), clone_block(stmt.body, subst), stmt.loc)
     new.outs = [_fresh(o, subst) for o in stmt.outs]
     return new
+
+
+def substitute(block, mapping, skip=None):
+    """Replace every read of a variable in ``mapping`` (transitively), in place; the
+    statement ``skip`` and what it contains are left alone."""
+    def swap(a):
+        while isinstance(a, ir.Var) and a in mapping:
+            a = mapping[a]
+        return a
+    for stmt in block.stmts:
+        if stmt is skip:
+            continue
+        if isinstance(stmt, (ir.Apply, ir.Call)):
+            stmt.args = [swap(a) for a in stmt.args]
+        elif isinstance(stmt, ir.If):
+            stmt.cond = swap(stmt.cond)
+        else:
+            stmt.inits = [swap(a) for a in stmt.inits]
+            if isinstance(stmt, ir.For):
+                stmt.start, stmt.stop, stmt.step = swap(stmt.start), swap(stmt.stop), swap(stmt.step)
+        for region in ir.regions(stmt):
+            substitute(region, mapping, skip)
+    block.results = [swap(r) for r in block.results]

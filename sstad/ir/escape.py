@@ -6,6 +6,7 @@ here each such value becomes an output of the forward ``If`` (undefined on the o
 branch, which the backward ``if`` never reads), and later reads use the output.
 """
 from sstad.ir import nodes as ir
+from sstad.ir.clone import substitute
 
 
 def _blocks_with_owner(block, owner=None):
@@ -32,26 +33,6 @@ def _reads_outside(function, skip):
     return seen
 
 
-def _replace(block, old, new, skip):
-    def swap(a):
-        return new if a is old else a
-    for stmt in block.stmts:
-        if stmt is skip:
-            continue
-        if isinstance(stmt, (ir.Apply, ir.Call)):
-            stmt.args = [swap(a) for a in stmt.args]
-        elif isinstance(stmt, ir.If):
-            stmt.cond = swap(stmt.cond)
-        elif isinstance(stmt, ir.While):
-            stmt.inits = [swap(a) for a in stmt.inits]
-        else:
-            stmt.inits = [swap(a) for a in stmt.inits]
-            stmt.start, stmt.stop, stmt.step = swap(stmt.start), swap(stmt.stop), swap(stmt.step)
-        for region in ir.regions(stmt):
-            _replace(region, old, new, skip)
-    block.results = [swap(r) for r in block.results]
-
-
 def export_escaping(function):
     """Repeat until no value defined in a branch is read outside its ``If``."""
     changed = True
@@ -67,7 +48,7 @@ def export_escaping(function):
                 owner.outs.append(out)
                 for branch in (owner.then, owner.orelse):
                     branch.results.append(v if branch is block else ir.Undef(v.type))
-                _replace(function.body, v, out, skip=owner)
+                substitute(function.body, {v: out}, skip=owner)
                 changed = True
             if changed:
                 break

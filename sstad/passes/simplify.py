@@ -6,6 +6,7 @@ the identity is dropped on scalars when it does not change the type.  Arrays kee
 Uses of the result read the operand instead; dce removes the rest.
 """
 from sstad.ir import nodes as ir
+from sstad.ir.clone import substitute
 from sstad.passes import register_pass
 from sstad.runtime import abstract as A
 
@@ -33,25 +34,6 @@ def _identity_operand(stmt):
     return None
 
 
-def _substitute(block, mapping):
-    def swap(a):
-        while isinstance(a, ir.Var) and a in mapping:
-            a = mapping[a]
-        return a
-    for stmt in block.stmts:
-        if isinstance(stmt, (ir.Apply, ir.Call)):
-            stmt.args = [swap(a) for a in stmt.args]
-        elif isinstance(stmt, ir.If):
-            stmt.cond = swap(stmt.cond)
-        else:
-            stmt.inits = [swap(a) for a in stmt.inits]
-            if isinstance(stmt, ir.For):
-                stmt.start, stmt.stop, stmt.step = swap(stmt.start), swap(stmt.stop), swap(stmt.step)
-        for region in ir.regions(stmt):
-            _substitute(region, mapping)
-    block.results = [swap(r) for r in block.results]
-
-
 @register_pass("simplify")
 def simplify(module) -> bool:
     """Replace uses of ``x * 1``, ``x + 0`` ... by ``x``."""
@@ -64,6 +46,6 @@ def simplify(module) -> bool:
                 if other is not None:
                     mapping[stmt.outs[0]] = other
         if mapping:
-            _substitute(fn.body, mapping)
+            substitute(fn.body, mapping)
             changed = True
     return changed
