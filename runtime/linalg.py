@@ -63,3 +63,14 @@ def _(x, out, dout):
 @defvjp("diag")
 def _(x, out, dout):
     return (np.diag(dout),)
+
+
+@defvjp("linalg.cholesky")
+def _(a, out, dout):
+    # For symmetric a (cholesky reads one triangle): a_bar = L^-T phi(L^T L_bar) L^-1,
+    # symmetrised, where phi keeps the lower triangle and halves the diagonal.
+    s = out.T @ dout
+    phi = np.tril(s) - 0.5 * np.diag(np.diag(s))
+    inv_l = np.linalg.inv(out)
+    da = inv_l.T @ phi @ inv_l
+    return (0.5 * (da + da.T),)

@@ -175,3 +175,8 @@ def _(x, repeats, out, dout):
 @defvjp("tile")
 def _(x, reps, out, dout):
     return (np.sum(np.reshape(dout, (reps, x.size)), axis=0), None)
+
+
+@defvjp("moveaxis")
+def _(x, source, destination, out, dout):
+    return (np.moveaxis(dout, destination, source), None, None)

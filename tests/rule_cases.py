@@ -146,3 +146,11 @@ def take_idx(x, idx):
 
 def sort1(x):
     return np.sort(x) * np.arange(x.shape[0])
+
+
+def cholesky_sym(a):
+    return np.linalg.cholesky(0.5 * (a + a.T))
+
+
+def moveaxis1(x):
+    return np.moveaxis(x, 0, 2) * 2.0

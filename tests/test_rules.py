@@ -103,9 +103,11 @@ CASES += [
     ("np.take", rc.take_idx, lambda: (mat(4), np.array([3, 0, 0, 2]))),
     ("np.sort", rc.sort1, lambda: (mat(5),)),
 ]
-PYTHON_ONLY = [  # Numba has no np.tile
+PYTHON_ONLY = [  # Numba has no np.tile, np.moveaxis
     ("np.tile", rc.tile3, lambda: (mat(3),)),
+    ("np.moveaxis", rc.moveaxis1, lambda: (mat(2, 3, 4),)),
 ]
+CASES.append(("np.linalg.cholesky", rc.cholesky_sym, lambda: (mat(3, 3) * 0.3 + 3 * np.eye(3),)))
 
 
 @pytest.mark.parametrize("backend", ["python", "numba"])
