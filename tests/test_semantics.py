@@ -1,7 +1,6 @@
 """Behaviour beyond the corpus: errors that name the user's line, aliasing, captured
 globals, specialisation per signature, fallbacks, the verifier and the dce pass."""
 import re
-import warnings
 
 import numpy as np
 import pytest

@@ -346,12 +346,12 @@ class ReverseMode:
         layout = stmt.params.get("layout")
         refs = [_Ref(k) for k in range(len(args))]
         if layout is not None:
-            pos_refs, kw_refs = fill(layout[0], refs), fill(layout[1], refs)
+            pos_refs = fill(layout[0], refs)
             pos = [_static(v) for v in fill(layout[0], args)]
             kwargs = {k: _static(v) for k, v in fill(layout[1], args).items()}
             kwargs.update(params)
         else:
-            pos_refs, kw_refs = refs, {}
+            pos_refs = refs
             pos, kwargs = args, params
         node, filename = function_node(rule)
         cts = self.L.inline(rule, node, filename, list(pos) + [out, dout], kwargs, node, parent=None)

@@ -7,8 +7,8 @@ import gast
 import numpy as np
 
 from sstad.errors import SstadTypeError, UnsupportedSyntaxError
-from sstad.frontend.builder import FALSE, MISSING, TRUE
-from sstad.frontend.pytree import StaticList, flatten, is_atom, unflatten
+from sstad.frontend.builder import FALSE, MISSING
+from sstad.frontend.pytree import StaticList, is_atom
 from sstad.frontend.scope import Scope, assigned_names
 from sstad.frontend.source import closure_values, function_node, is_user_function
 from sstad.frontend.values import BoundMethod, Closure, Enumerate, RangeValue, Zip
@@ -62,7 +62,8 @@ class CallLowering:
         module = getattr(func, "__module__", None)
         raise self.error(UnsupportedSyntaxError,
                          f"call to `{(module + '.') if module else ''}{shown}` is not supported",
-                         node, "call NumPy, math or your own Python functions (see docs/subset.md)")
+                         node, "call NumPy, math or your own Python functions (docs/subset.md), or "
+                         "register it as a primitive with its rule (docs/ad.md, 'The rule table')")
 
     # --- user functions ----------------------------------------------------------
     def check_signature(self, args, node):
