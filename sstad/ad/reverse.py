@@ -403,6 +403,15 @@ class ReverseMode:
             if differentiable(a) and ct is not None:
                 self.accumulate(a, ct)
 
+    def range_length(self, start, stop, step):
+        """len(range(start, stop, step)) for a constant positive step: no counter needed,
+        so a forward loop whose tapes nobody reads disappears."""
+        span = self.L.apply("op.sub", [stop, start], hint="span")
+        if step.value != 1:
+            span = self.L.apply("op.add", [span, ir.Const(step.value - 1)], hint="span")
+            span = self.L.apply("op.floordiv", [span, step], hint="span")
+        return self.L.apply("builtin.max", [span, ir.Const(0)], hint="n")
+
     def back_if(self, stmt, subst, saved):
         douts = [self.get(o) for o in stmt.outs]
         if all(d is None for d in douts) and not (_mutates(stmt.then) or _mutates(stmt.orelse)):
@@ -442,8 +451,10 @@ class ReverseMode:
         free |= {r for r in stmt.body.results if isinstance(r, ir.Var) and r not in inner}
         self.materialize(sorted(free, key=lambda v: v.id), subst)
         *tapes, n = tapes
-        last = self.L.apply("op.sub", [n, ir.Const(1)], hint="last")
         step = stmt.step if is_for else None
+        if is_for and isinstance(step, ir.Const) and step.value > 0:
+            n = self.range_length(mapped(stmt.start, subst), mapped(stmt.stop, subst), step)
+        last = self.L.apply("op.sub", [n, ir.Const(1)], hint="last")
 
         def body(k):
             j = self.L.apply("op.sub", [last, k], hint="j")
