@@ -74,3 +74,6 @@ def _(a, out, dout):
     inv_l = np.linalg.inv(out)
     da = inv_l.T @ phi @ inv_l
     return (0.5 * (da + da.T),)
+
+# np.einsum('ij,jk->ik', a, b): its reverse rule rewrites the subscripts (sstad/ad/reverse.py).
+numpy_primitive("einsum", np.einsum)

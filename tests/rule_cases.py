@@ -154,3 +154,7 @@ def cholesky_sym(a):
 
 def moveaxis1(x):
     return np.moveaxis(x, 0, 2) * 2.0
+
+
+def einsum_matmul_trace(a, b):
+    return np.einsum("ij,jk->ik", a, b) + np.einsum("ij,ij->i", a, a)[:, None]

@@ -106,6 +106,7 @@ CASES += [
 PYTHON_ONLY = [  # Numba has no np.tile, np.moveaxis
     ("np.tile", rc.tile3, lambda: (mat(3),)),
     ("np.moveaxis", rc.moveaxis1, lambda: (mat(2, 3, 4),)),
+    ("np.einsum", rc.einsum_matmul_trace, lambda: (mat(3, 3), mat(3, 2))),
 ]
 CASES.append(("np.linalg.cholesky", rc.cholesky_sym, lambda: (mat(3, 3) * 0.3 + 3 * np.eye(3),)))
 

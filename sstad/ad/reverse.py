@@ -555,4 +555,27 @@ def _astype(ad, stmt, subst, dout):
         ad.accumulate(x, dout)
 
 
-STRUCTURAL = {"getitem": _getitem, "astype": _astype}
+def _einsum(ad, stmt, subst, dout):
+    """d(operand k) = einsum(out, the other operands -> subscripts of k)."""
+    (spec, *slots), kwargs = stmt.params["layout"]
+    inputs, arrow, output = spec.replace(" ", "").partition("->")
+    subscripts = inputs.split(",")
+    if not arrow or "." in spec or kwargs:
+        raise UnsupportedSyntaxError("reverse mode through np.einsum needs explicit output "
+                                     "subscripts ('ij,jk->ik') and no ellipsis", stmt.loc)
+    operands = [mapped(a, subst) for a in stmt.args]
+    for k, slot in enumerate(slots):
+        a = stmt.args[slot]
+        if not differentiable(a):
+            continue
+        others = [i for i in range(len(slots)) if i != k]
+        available = set(output).union(*(subscripts[i] for i in others))
+        if not set(subscripts[k]) <= available or len(set(subscripts[k])) < len(subscripts[k]):
+            raise UnsupportedSyntaxError(f"reverse mode through np.einsum('{spec}') for operand {k}: "
+                                         "an index summed over only there, or repeated", stmt.loc)
+        rule = ",".join([output] + [subscripts[i] for i in others]) + "->" + subscripts[k]
+        ct = ad.L.call_numpy("einsum", [rule, dout] + [operands[slots[i]] for i in others], {}, None)
+        ad.accumulate(a, ct)
+
+
+STRUCTURAL = {"getitem": _getitem, "astype": _astype, "einsum": _einsum}
