@@ -40,6 +40,40 @@ def _mutates(block):
     return any(isinstance(s, ir.Apply) and s.prim.mutates for s in ir.walk(block))
 
 
+def _writes_arrays(block):
+    return any(isinstance(s, ir.Apply) and s.prim.mutates and s.prim.name != "list.append"
+               for s in ir.walk(block))
+
+
+def float_list(a):
+    t = getattr(a, "type", None)
+    return isinstance(t, A.ListOf) and isinstance(t.elem, (A.Scalar, A.Array)) and t.elem.dtype.kind in "fc"
+
+
+def list_roots(block, roots):
+    """Map every version of a run-time list (appends, loop-carried, branch outputs) to the
+    value that created it: all versions are one Python list, with one adjoint list."""
+    for stmt in block.stmts:
+        if isinstance(stmt, ir.Apply) and stmt.prim.name == "list.append":
+            roots[stmt.outs[0]] = roots.get(stmt.args[0], stmt.args[0])
+        elif isinstance(stmt, (ir.For, ir.While)):
+            params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
+            for init, p, out in zip(stmt.inits, params, stmt.outs):
+                if isinstance(p.type, A.ListOf):
+                    roots[p] = roots[out] = roots.get(init, init)
+        for region in ir.regions(stmt):
+            list_roots(region, roots)
+        if isinstance(stmt, ir.If):
+            for k, out in enumerate(stmt.outs):
+                if isinstance(out.type, A.ListOf):
+                    result = stmt.then.results[k]
+                    roots[out] = roots.get(result, result)
+    return roots
+
+
+LIST_READS = ("getitem", "builtin.sum", "array")
+
+
 def _defined(block):
     out = set(block.params)
     for stmt in ir.walk(block):
@@ -153,6 +187,7 @@ class ReverseMode:
             seeds.append(ir.Const(1.0, r.type) if constant_seed else ir.Var("d" + getattr(r, "hint", "out"), r.type))
         self.L.stmts = []
         saved = {}
+        self.roots = list_roots(fn.body, {})
         self.forward(fn.body.stmts, subst, saved)
         results = [mapped(r, subst) for r in fn.body.results]
         for k, seed in zip(seeded, seeds):
@@ -181,21 +216,140 @@ class ReverseMode:
     def forward(self, stmts, subst, saved):
         for stmt in stmts:
             self.L.loc = stmt.loc
+            if self.forward_list(stmt, subst, saved):
+                continue
             if isinstance(stmt, ir.Apply) and stmt.prim.mutates:
                 self.save_overwritten(stmt, subst, saved)
             if isinstance(stmt, (ir.For, ir.While)):
                 self.forward_loop(stmt, subst, saved)
             elif isinstance(stmt, ir.If):
+                virtual = saved.setdefault("virtual", {})
+                before = dict(virtual)
                 then = self.collect(lambda: self.forward(stmt.then.stmts, subst, saved))
+                after_then = dict(virtual)
+                virtual.clear()
+                virtual.update(before)
                 orelse = self.collect(lambda: self.forward(stmt.orelse.stmts, subst, saved))
+                # a list's virtual length that differs between the branches becomes an output
+                lengths = []
+                for lst in [v for v in after_then if after_then[v] != virtual.get(v)]:
+                    sides = [self.virtual_length(after_then[lst], then),
+                             self.virtual_length(virtual[lst], orelse)]
+                    lengths.append((lst, sides))
                 new = ir.If([], mapped(stmt.cond, subst),
-                            ir.Block([], then, [mapped(r, subst) for r in stmt.then.results]),
-                            ir.Block([], orelse, [mapped(r, subst) for r in stmt.orelse.results]), stmt.loc)
+                            ir.Block([], then, [mapped(r, subst) for r in stmt.then.results]
+                                     + [s[0] for _, s in lengths]),
+                            ir.Block([], orelse, [mapped(r, subst) for r in stmt.orelse.results]
+                                     + [s[1] for _, s in lengths]), stmt.loc)
                 new.outs = [ir.Var(o.hint, o.type) for o in stmt.outs]
+                for lst, _ in lengths:
+                    n = ir.Var("n", A.I64)
+                    new.outs.append(n)
+                    virtual[lst] = (n, 0)
                 subst.update(zip(stmt.outs, new.outs))
+                for out, a, b in zip(stmt.outs, new.then.results, new.orelse.results):
+                    if a is b and a in virtual:       # the complete list on both paths
+                        subst[out] = a
                 self.L.stmts.append(new)
             else:
                 self.L.stmts.append(clone_stmt(stmt, subst))
+
+    # --- run-time lists ----------------------------------------------------------
+    # Every version of a list is one Python list that only grows, so its adjoint is one
+    # list of element adjoints, indexed by position.  When a loop body is recomputed in
+    # the backward sweep the list is already complete: its appends are skipped and its
+    # length is *virtual*: the taped length at the iteration's start plus the appends so
+    # far (``saved["virtual"]``: list -> (length atom, count)).
+    def list_length(self, lst, saved):
+        virtual = saved.setdefault("virtual", {})
+        if lst in virtual:
+            base, count = virtual[lst]
+            return base if count == 0 else self.L.apply("op.add", [base, ir.Const(count)], hint="n")
+        return self.L.apply("builtin.len", [lst], hint="n")
+
+    def virtual_length(self, state, stmts):
+        """The atom base + count, computed at the end of ``stmts``."""
+        base, count = state
+        if count == 0:
+            return base
+        saved, self.L.stmts = self.L.stmts, stmts
+        try:
+            return self.L.apply("op.add", [base, ir.Const(count)], hint="n")
+        finally:
+            self.L.stmts = saved
+
+    def forward_list(self, stmt, subst, saved):
+        """Lists in the forward sweep; True if the statement was handled here."""
+        if not isinstance(stmt, ir.Apply) or not stmt.args or not float_list(stmt.args[0]):
+            return False
+        name, lst = stmt.prim.name, mapped(stmt.args[0], subst)
+        virtual = saved.setdefault("virtual", {})
+        if name == "list.append":
+            saved[stmt] = self.list_length(lst, saved)
+            if lst in virtual:
+                base, count = virtual[lst]
+                virtual[lst] = (base, count + 1)
+                subst[stmt.outs[0]] = lst
+                return True
+            return False
+        if name == "builtin.len" and lst in virtual:
+            subst[stmt.outs[0]] = self.list_length(lst, saved)
+            return True
+        if name in LIST_READS:
+            if lst in virtual and name != "getitem":
+                raise UnsupportedSyntaxError("reverse mode: reading a whole list while a loop builds it",
+                                             stmt.loc, "read it after the loop")
+            saved[stmt] = self.list_length(lst, saved)
+        return False
+
+    def list_adjoint(self, var):
+        return self.adjoints.env.get(f"dlist#{self.roots.get(var, var).id}")
+
+    def put_list_adjoint(self, var, value):
+        self.adjoints.env[f"dlist#{self.roots.get(var, var).id}"] = value
+
+    def add_to_list_adjoint(self, lst, position, ct):
+        """dL[position] += ct."""
+        dl = self.list_adjoint(lst)
+        if dl is None or ct is None:
+            return
+        current = self.L.apply("getitem", [dl, position], {"index": (Slot(1),)}, hint="d" + lst.hint)
+        total = self.L.apply("op.add", [current, self.L.cast(self.L.atom(ct, None), current.type, self.L.stmts)],
+                             hint="d" + lst.hint)
+        self.put_list_adjoint(lst, self.L.apply("setitem", [dl, total, position], {"index": (Slot(2),)},
+                                                hint=dl.hint))
+
+    def create_list_adjoints(self, stmts, subst):
+        """Zero adjoints for the float lists these statements create (complete by now)."""
+        for stmt in stmts:
+            if isinstance(stmt, ir.Apply) and stmt.prim.name == "list.new" and float_list(stmt.outs[0]):
+                lst, elem = mapped(stmt.outs[0], subst), stmt.outs[0].type.elem
+                dl = ir.Var("d" + lst.hint, A.ListOf(elem))
+                self.L.stmts.append(ir.Apply([dl], lookup("list.new"), [], {}, stmt.loc))
+                self.put_list_adjoint(stmt.outs[0], dl)
+                n = self.L.apply("builtin.len", [lst], hint="n")
+
+                def fill_zeros(k, root=stmt.outs[0], lst=lst, elem=elem):
+                    item = self.L.apply("getitem", [lst, k], {"index": (Slot(1),)}, hint=lst.hint)
+                    zero = self.zeros(ir.Var(lst.hint, elem), item)
+                    self.put_list_adjoint(root, self.L.apply("list.append", [self.list_adjoint(root), zero],
+                                                             hint=dl.hint))
+                self.L.loop(fill_zeros, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
+
+    def back_list_read(self, stmt, subst, saved, dout):
+        """getitem / sum / np.array of a float list."""
+        lst, n = stmt.args[0], saved[stmt]
+        if stmt.prim.name == "getitem":
+            (item,) = stmt.params["index"]
+            index = mapped(stmt.args[item], subst) if isinstance(item, Slot) else ir.Const(item)
+            position = self.L.apply("op.mod", [index, n], hint="i")      # negative indices too
+            return self.add_to_list_adjoint(lst, position, dout)
+
+        def each(k):
+            ct = dout if stmt.prim.name == "builtin.sum" else self.L.apply(
+                "getitem", [dout, k], {"index": (Slot(1),)}, hint="d" + lst.hint)
+            self.add_to_list_adjoint(lst, k, ct)
+        self.L.loop(each, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
 
     def save_overwritten(self, stmt, subst, saved):
         name = stmt.prim.name
@@ -224,14 +378,10 @@ class ReverseMode:
             self.L.stmts.append(clone_stmt(stmt, subst))
             return
         is_for = isinstance(stmt, ir.For)
-        if any(isinstance(p.type, A.ListOf) for p in stmt.body.params):
-            raise UnsupportedSyntaxError(
-                "reverse mode through a loop that builds a run-time list is not supported yet", stmt.loc,
-                "collect values in a preallocated array (np.zeros(n)) instead of a list")
-        copy_arrays = _mutates(stmt.body)
+        copy_arrays = _writes_arrays(stmt.body)
         tapes = []
-        for p in stmt.body.params:
-            tape = ir.Var("tape_" + p.hint, A.ListOf(p.type))
+        for p in stmt.body.params:                  # a list is taped by its length
+            tape = ir.Var("tape_" + p.hint, A.ListOf(A.I64 if isinstance(p.type, A.ListOf) else p.type))
             self.L.stmts.append(ir.Apply([tape], lookup("list.new"), [], {}, stmt.loc))
             tapes.append(tape)
         body = clone_block(stmt.body, subst)
@@ -245,7 +395,9 @@ class ReverseMode:
         def pushes():
             for p, t in zip(body.params, tape_params):
                 value = p
-                if copy_arrays and isinstance(p.type, A.Array):
+                if isinstance(p.type, A.ListOf):
+                    value = self.L.apply("builtin.len", [p], hint="n")
+                elif copy_arrays and isinstance(p.type, A.Array):
                     value = self.L.apply("copy", [p], {"layout": ((Slot(0),), {})}, hint=p.hint)
                 pushed.append(self.L.apply("list.append", [t, value], hint=t.hint))
             pushed.append(self.L.apply("op.add", [trips, ir.Const(1)], hint="trips"))
@@ -272,6 +424,7 @@ class ReverseMode:
 
     # --- backward sweep ------------------------------------------------------------
     def backward(self, stmts, subst, saved):
+        self.create_list_adjoints(stmts, subst)
         for stmt in reversed(stmts):
             self.L.loc = stmt.loc
             if isinstance(stmt, ir.Apply):
@@ -325,6 +478,8 @@ class ReverseMode:
         dout = self.get(out)
         if dout is None:
             return
+        if prim.name in LIST_READS and stmt.args and float_list(stmt.args[0]):
+            return self.back_list_read(stmt, subst, saved, dout)
         special = STRUCTURAL.get(prim.name)
         if special is not None:
             return special(self, stmt, subst, dout)
@@ -363,10 +518,11 @@ class ReverseMode:
         name = stmt.prim.name
         out = stmt.outs[0]
         if name == "list.append":
-            if differentiable(stmt.args[1]):
-                raise UnsupportedSyntaxError(
-                    "reverse mode through run-time lists is not supported yet", stmt.loc,
-                    "collect values in a preallocated array (np.zeros(n)) instead of a list")
+            dl = self.list_adjoint(out)
+            if differentiable(stmt.args[1]) and dl is not None:
+                position = saved[stmt]
+                value = self.L.apply("getitem", [dl, position], {"index": (Slot(1),)}, hint="d" + out.hint)
+                self.accumulate(stmt.args[1], value)
             return
         x_now = mapped(out, subst)
         old = saved[stmt]
@@ -456,16 +612,22 @@ class ReverseMode:
             n = self.range_length(mapped(stmt.start, subst), mapped(stmt.stop, subst), step)
         last = self.L.apply("op.sub", [n, ir.Const(1)], hint="last")
 
+        lists = {p: out for p, out in zip(params, stmt.outs) if isinstance(p.type, A.ListOf)}
+
         def body(k):
             j = self.L.apply("op.sub", [last, k], hint="j")
             sub = dict(subst)
+            local = {"virtual": {}}
             for p, tape in zip(stmt.body.params, tapes):
                 if p is stmt.body.params[0] and is_for and isinstance(step, ir.Const):
                     offset = self.L.apply("op.mul", [j, step])          # i = start + j * step
                     sub[p] = self.L.apply("op.add", [mapped(stmt.start, subst), offset], hint=p.hint)
+                elif p in lists:                  # the complete list, as long as it was then
+                    sub[p] = mapped(lists[p], subst)
+                    local["virtual"][sub[p]] = (self.L.apply("getitem", [tape, j], {"index": (Slot(1),)},
+                                                             hint="n"), 0)
                 else:
                     sub[p] = self.L.apply("getitem", [tape, j], {"index": (Slot(1),)}, hint=p.hint)
-            local = {}
             self.forward(stmt.body.stmts, sub, local)
             for m, key in ckeys.items():
                 r = stmt.body.results[m]
@@ -485,7 +647,7 @@ class ReverseMode:
                 self.accumulate(init, self.adjoints.env[key], self.slot_owned(key))
             self.adjoints.env.pop(key)
             self.adjoints.env.pop("own:" + key, None)
-        if _mutates(stmt.body):                      # put back what the loop overwrote
+        if _writes_arrays(stmt.body):                # put back what the loop overwrote
             for p, tape, init in zip(params, tapes[offset:], stmt.inits):
                 if isinstance(p.type, A.Array) and isinstance(init, ir.Var):
                     ran = self.L.apply("op.gt", [n, ir.Const(0)], hint="ran")
