@@ -112,3 +112,12 @@ def copy_by_identity(x):
     y = x * 1.0
     y += 1.0
     return np.sum(y * x) + np.sum(x)
+
+
+def list_read_while_building(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i] * x[i])
+        if i > 0:
+            out.append(out[i - 1] * x[i])
+    return sum(out) + out[-1]

@@ -150,3 +150,10 @@ def test_simplify_folds_scalar_identities_only():
     text = sstad.dump(sstad.grad(rc.newton_sqrt), 2.0, emit="ir", after="simplify")
     assert "op.mul(1.0," not in text
     assert sstad.jit(rc.copy_by_identity)(np.ones(2)) == pytest.approx(6.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lists_read_while_a_loop_builds_them(backend):
+    x = np.array([0.5, -0.3, 0.8])
+    grads = compiled(sstad.grad(rc.list_read_while_building), backend)(x)
+    check_gradient(rc.list_read_while_building, (x,), (grads,))
