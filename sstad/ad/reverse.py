@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import itertools
 
+from sstad.ad.lists import LIST_READS, ListAdjoints, float_list, list_roots
+from sstad.ad.structural import STRUCTURAL, shift_slice, differentiable
 from sstad.errors import SstadError, UnsupportedSyntaxError
 from sstad.frontend.builder import TRUE
 from sstad.frontend.pytree import is_atom
@@ -31,9 +33,6 @@ from sstad.runtime.primitive import Slot, fill, lookup
 _uids = itertools.count()
 
 
-def differentiable(a):
-    t = getattr(a, "type", None)
-    return isinstance(a, ir.Var) and isinstance(t, (A.Scalar, A.Array)) and t.dtype.kind in "fc"
 
 
 def _mutates(block):
@@ -45,33 +44,6 @@ def _writes_arrays(block):
                for s in ir.walk(block))
 
 
-def float_list(a):
-    t = getattr(a, "type", None)
-    return isinstance(t, A.ListOf) and isinstance(t.elem, (A.Scalar, A.Array)) and t.elem.dtype.kind in "fc"
-
-
-def list_roots(block, roots):
-    """Map every version of a run-time list (appends, loop-carried, branch outputs) to the
-    value that created it: all versions are one Python list, with one adjoint list."""
-    for stmt in block.stmts:
-        if isinstance(stmt, ir.Apply) and stmt.prim.name == "list.append":
-            roots[stmt.outs[0]] = roots.get(stmt.args[0], stmt.args[0])
-        elif isinstance(stmt, (ir.For, ir.While)):
-            params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
-            for init, p, out in zip(stmt.inits, params, stmt.outs):
-                if isinstance(p.type, A.ListOf):
-                    roots[p] = roots[out] = roots.get(init, init)
-        for region in ir.regions(stmt):
-            list_roots(region, roots)
-        if isinstance(stmt, ir.If):
-            for k, out in enumerate(stmt.outs):
-                if isinstance(out.type, A.ListOf):
-                    result = stmt.then.results[k]
-                    roots[out] = roots.get(result, result)
-    return roots
-
-
-LIST_READS = ("getitem", "builtin.sum", "array")
 
 
 def _defined(block):
@@ -90,7 +62,7 @@ class _Ref:
         self.k = k
 
 
-class ReverseMode:
+class ReverseMode(ListAdjoints):
     def __init__(self, lowerer, callees=None):
         self.L = lowerer
         self.callees = callees if callees is not None else {}   # callee -> (its vjp, wrt, seeded)
@@ -254,108 +226,11 @@ class ReverseMode:
             else:
                 self.L.stmts.append(clone_stmt(stmt, subst))
 
-    # --- run-time lists ----------------------------------------------------------
-    # Every version of a list is one Python list that only grows, so its adjoint is one
-    # list of element adjoints, indexed by position.  When a loop body is recomputed in
-    # the backward sweep the list is already complete: its appends are skipped and its
-    # length is *virtual*: the taped length at the iteration's start plus the appends so
-    # far (``saved["virtual"]``: list -> (length atom, count)).
-    def list_length(self, lst, saved):
-        virtual = saved.setdefault("virtual", {})
-        if lst in virtual:
-            base, count = virtual[lst]
-            return base if count == 0 else self.L.apply("op.add", [base, ir.Const(count)], hint="n")
-        return self.L.apply("builtin.len", [lst], hint="n")
-
-    def virtual_length(self, state, stmts):
-        """The atom base + count, computed at the end of ``stmts``."""
-        base, count = state
-        if count == 0:
-            return base
-        saved, self.L.stmts = self.L.stmts, stmts
-        try:
-            return self.L.apply("op.add", [base, ir.Const(count)], hint="n")
-        finally:
-            self.L.stmts = saved
-
-    def forward_list(self, stmt, subst, saved):
-        """Lists in the forward sweep; True if the statement was handled here."""
-        if not isinstance(stmt, ir.Apply) or not stmt.args or not float_list(stmt.args[0]):
-            return False
-        name, lst = stmt.prim.name, mapped(stmt.args[0], subst)
-        virtual = saved.setdefault("virtual", {})
-        if name == "list.append":
-            saved[stmt] = self.list_length(lst, saved)
-            if lst in virtual:
-                base, count = virtual[lst]
-                virtual[lst] = (base, count + 1)
-                subst[stmt.outs[0]] = lst
-                return True
-            return False
-        if name == "builtin.len" and lst in virtual:
-            subst[stmt.outs[0]] = self.list_length(lst, saved)
-            return True
-        if name in LIST_READS:
-            if lst in virtual and name != "getitem":
-                raise UnsupportedSyntaxError("reverse mode: reading a whole list while a loop builds it",
-                                             stmt.loc, "read it after the loop")
-            saved[stmt] = self.list_length(lst, saved)
-        return False
-
-    def list_adjoint(self, var):
-        return self.adjoints.env.get(f"dlist#{self.roots.get(var, var).id}")
-
-    def put_list_adjoint(self, var, value):
-        self.adjoints.env[f"dlist#{self.roots.get(var, var).id}"] = value
-
-    def add_to_list_adjoint(self, lst, position, ct):
-        """dL[position] += ct."""
-        dl = self.list_adjoint(lst)
-        if dl is None or ct is None:
-            return
-        current = self.L.apply("getitem", [dl, position], {"index": (Slot(1),)}, hint="d" + lst.hint)
-        total = self.L.apply("op.add", [current, self.L.cast(self.L.atom(ct, None), current.type, self.L.stmts)],
-                             hint="d" + lst.hint)
-        self.put_list_adjoint(lst, self.L.apply("setitem", [dl, total, position], {"index": (Slot(2),)},
-                                                hint=dl.hint))
-
-    def create_list_adjoints(self, stmts, subst):
-        """Zero adjoints for the float lists these statements create (complete by now)."""
-        for stmt in stmts:
-            if isinstance(stmt, ir.Apply) and stmt.prim.name == "list.new" and float_list(stmt.outs[0]):
-                lst, elem = mapped(stmt.outs[0], subst), stmt.outs[0].type.elem
-                dl = ir.Var("d" + lst.hint, A.ListOf(elem))
-                self.L.stmts.append(ir.Apply([dl], lookup("list.new"), [], {}, stmt.loc))
-                self.put_list_adjoint(stmt.outs[0], dl)
-                n = self.L.apply("builtin.len", [lst], hint="n")
-
-                def fill_zeros(k, root=stmt.outs[0], lst=lst, elem=elem):
-                    item = self.L.apply("getitem", [lst, k], {"index": (Slot(1),)}, hint=lst.hint)
-                    zero = self.zeros(ir.Var(lst.hint, elem), item)
-                    self.put_list_adjoint(root, self.L.apply("list.append", [self.list_adjoint(root), zero],
-                                                             hint=dl.hint))
-                self.L.loop(fill_zeros, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
-
-    def back_list_read(self, stmt, subst, saved, dout):
-        """getitem / sum / np.array of a float list."""
-        lst, n = stmt.args[0], saved[stmt]
-        if stmt.prim.name == "getitem":
-            (item,) = stmt.params["index"]
-            index = mapped(stmt.args[item], subst) if isinstance(item, Slot) else ir.Const(item)
-            position = self.L.apply("op.mod", [index, n], hint="i")      # negative indices too
-            return self.add_to_list_adjoint(lst, position, dout)
-
-        def each(k):
-            ct = dout if stmt.prim.name == "builtin.sum" else self.L.apply(
-                "getitem", [dout, k], {"index": (Slot(1),)}, hint="d" + lst.hint)
-            self.add_to_list_adjoint(lst, k, ct)
-        self.L.loop(each, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
-
     def save_overwritten(self, stmt, subst, saved):
         name = stmt.prim.name
         x = mapped(stmt.args[0], subst)
         if name == "setitem":
-            index = tuple(Slot(i - 1) if isinstance(i, Slot) else _shift_slice(i) for i in stmt.params["index"])
+            index = tuple(Slot(i - 1) if isinstance(i, Slot) else shift_slice(i) for i in stmt.params["index"])
             old = self.L.apply("getitem", [x] + [mapped(a, subst) for a in stmt.args[2:]], {"index": index},
                                hint="old")
         elif name.startswith("iop."):
@@ -533,7 +408,7 @@ class ReverseMode:
                          hint=x_now.hint)
             if dout is None:
                 return
-            read = tuple(Slot(i - 1) if isinstance(i, Slot) else _shift_slice(i) for i in stmt.params["index"])
+            read = tuple(Slot(i - 1) if isinstance(i, Slot) else shift_slice(i) for i in stmt.params["index"])
             value = stmt.args[1]
             if differentiable(value):
                 dv = self.L.apply("getitem", [dout] + index_atoms, {"index": read})
@@ -658,14 +533,6 @@ class ReverseMode:
         self.drop(stmt.outs)
 
 
-def _shift_slice(item):
-    """An index item of ``setitem`` (slots from 2) as one of ``getitem`` (slots from 1)."""
-    if isinstance(item, slice):
-        shift = lambda b: Slot(b - 1) if isinstance(b, Slot) else b   # noqa: E731
-        return slice(shift(item.start), shift(item.stop), shift(item.step))
-    return item
-
-
 def _static(value):
     """Layout literals reach rules as constants, structures stay structures."""
     if isinstance(value, tuple):
@@ -685,59 +552,3 @@ def _pair(refs, cts, out):
             return
         for r, c in zip(refs, cts):
             _pair(r, c, out)
-
-
-# --- rules that are about structure rather than arithmetic -------------------------
-def _getitem(ad, stmt, subst, dout):
-    x = stmt.args[0]
-    if not differentiable(x):
-        return
-    if isinstance(x.type, A.ListOf):
-        raise UnsupportedSyntaxError("reverse mode through run-time lists is not supported yet", stmt.loc,
-                                     "collect values in a preallocated array instead of a list")
-    index_atoms = [mapped(a, subst) for a in stmt.args[1:]]
-    items = stmt.params["index"]
-    dx = ad.owned_adjoint(x, mapped(x, subst))
-    index = tuple(Slot(i + 1) if isinstance(i, Slot) else _grow_slice(i) for i in items)
-    dx = ad.L.apply("index_add", [dx, dout] + index_atoms, {"index": index}, hint="d" + x.hint)
-    ad.drop([x])
-    ad.accumulate(x, dx, owned=True)
-
-
-def _grow_slice(item):
-    if isinstance(item, slice):
-        grow = lambda b: Slot(b + 1) if isinstance(b, Slot) else b   # noqa: E731
-        return slice(grow(item.start), grow(item.stop), grow(item.step))
-    return item
-
-
-def _astype(ad, stmt, subst, dout):
-    x = stmt.args[0]
-    if differentiable(x):
-        ad.accumulate(x, dout)
-
-
-def _einsum(ad, stmt, subst, dout):
-    """d(operand k) = einsum(out, the other operands -> subscripts of k)."""
-    (spec, *slots), kwargs = stmt.params["layout"]
-    inputs, arrow, output = spec.replace(" ", "").partition("->")
-    subscripts = inputs.split(",")
-    if not arrow or "." in spec or kwargs:
-        raise UnsupportedSyntaxError("reverse mode through np.einsum needs explicit output "
-                                     "subscripts ('ij,jk->ik') and no ellipsis", stmt.loc)
-    operands = [mapped(a, subst) for a in stmt.args]
-    for k, slot in enumerate(slots):
-        a = stmt.args[slot]
-        if not differentiable(a):
-            continue
-        others = [i for i in range(len(slots)) if i != k]
-        available = set(output).union(*(subscripts[i] for i in others))
-        if not set(subscripts[k]) <= available or len(set(subscripts[k])) < len(subscripts[k]):
-            raise UnsupportedSyntaxError(f"reverse mode through np.einsum('{spec}') for operand {k}: "
-                                         "an index summed over only there, or repeated", stmt.loc)
-        rule = ",".join([output] + [subscripts[i] for i in others]) + "->" + subscripts[k]
-        ct = ad.L.call_numpy("einsum", [rule, dout] + [operands[slots[i]] for i in others], {}, None)
-        ad.accumulate(a, ct)
-
-
-STRUCTURAL = {"getitem": _getitem, "astype": _astype, "einsum": _einsum}
