@@ -77,3 +77,6 @@ def _(a, out, dout):
 
 # np.einsum('ij,jk->ik', a, b): its reverse rule rewrites the subscripts (sstad/ad/reverse.py).
 numpy_primitive("einsum", np.einsum)
+
+# np.tensordot(a, b, axes): its reverse rule is built in sstad/ad/structural.py.
+numpy_primitive("tensordot", np.tensordot)

@@ -158,3 +158,11 @@ def moveaxis1(x):
 
 def einsum_matmul_trace(a, b):
     return np.einsum("ij,jk->ik", a, b) + np.einsum("ij,ij->i", a, a)[:, None]
+
+
+def tensordot_pair(a, b):
+    return np.tensordot(a, b, axes=1) + np.tensordot(a, b, axes=([1], [0])) * 2.0
+
+
+def tensordot_3d(a, b):
+    return np.tensordot(a, b, axes=([0, 2], [1, 0]))

@@ -107,6 +107,8 @@ PYTHON_ONLY = [  # Numba has no np.tile, np.moveaxis
     ("np.tile", rc.tile3, lambda: (mat(3),)),
     ("np.moveaxis", rc.moveaxis1, lambda: (mat(2, 3, 4),)),
     ("np.einsum", rc.einsum_matmul_trace, lambda: (mat(3, 3), mat(3, 2))),
+    ("np.tensordot", rc.tensordot_pair, lambda: (mat(3, 4), mat(4, 2))),
+    ("np.tensordot (3-d, axis pairs)", rc.tensordot_3d, lambda: (mat(2, 3, 4), mat(4, 2, 5))),
 ]
 CASES.append(("np.linalg.cholesky", rc.cholesky_sym, lambda: (mat(3, 3) * 0.3 + 3 * np.eye(3),)))
 

@@ -75,4 +75,38 @@ def _einsum(ad, stmt, subst, dout):
         ad.accumulate(a, ct)
 
 
-STRUCTURAL = {"getitem": _getitem, "astype": _astype, "einsum": _einsum}
+def _tensordot(ad, stmt, subst, dout):
+    """Contract dout with the other operand over its free axes, then restore axis order."""
+    (a_slot, b_slot, *rest), kwargs = stmt.params["layout"]
+    axes = rest[0] if rest else kwargs.get("axes", 2)
+    a, b = stmt.args[a_slot], stmt.args[b_slot]
+    na, nb = a.type.ndim, b.type.ndim
+    if isinstance(axes, int):
+        a_axes, b_axes = list(range(na - axes, na)), list(range(axes))
+    else:
+        a_axes, b_axes = ([k % n for k in (ax if isinstance(ax, tuple) else (ax,))]
+                          for ax, n in zip(axes, (na, nb)))
+    free_a = [k for k in range(na) if k not in a_axes]
+    free_b = [k for k in range(nb) if k not in b_axes]
+    out_a = list(range(len(free_a)))                     # dout's axes: free_a, then free_b
+    out_b = list(range(len(free_a), len(free_a) + len(free_b)))
+    operands = {a_slot: mapped(a, subst), b_slot: mapped(b, subst)}
+    for x, other, x_free, x_axes, out_x, out_other, other_free, other_axes, first in (
+            (a, b_slot, free_a, a_axes, out_a, out_b, free_b, b_axes, True),
+            (b, a_slot, free_b, b_axes, out_b, out_a, free_a, a_axes, False)):
+        if not differentiable(x):
+            continue
+        contracted = (tuple(out_other), tuple(other_free))
+        pair = [dout, operands[other]] if first else [operands[other], dout]
+        spec = contracted if first else (contracted[1], contracted[0])
+        ct = ad.L.call_numpy("tensordot", pair, {"axes": spec}, None)
+        # the other operand's contracted axes stay in its own order in the result
+        paired = [x_axes[other_axes.index(j)] for j in sorted(other_axes)]
+        order = (x_free + paired) if first else (paired + x_free)
+        inverse = tuple(sorted(range(len(order)), key=order.__getitem__))
+        if inverse != tuple(range(len(order))):
+            ct = ad.L.call_numpy("transpose", [ct, inverse], {}, None)
+        ad.accumulate(x, ct)
+
+
+STRUCTURAL = {"getitem": _getitem, "astype": _astype, "einsum": _einsum, "tensordot": _tensordot}
