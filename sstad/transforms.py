@@ -12,7 +12,8 @@ import functools
 
 from sstad.ad.reverse import ReverseMode, differentiable
 from sstad.errors import SstadTypeError
-from sstad.frontend.lower import Lowerer, lower
+from sstad.api import Jitted, jit
+from sstad.frontend.lower import Lowerer, flatten_runtime, lower
 from sstad.ir import nodes as ir
 from sstad.ir.escape import export_escaping
 from sstad.runtime import abstract as A
@@ -42,7 +43,6 @@ class _Transform:
         self.fun = getattr(fun, "fn", fun)     # accept an sstad.jit object too
         self.options = options
         functools.update_wrapper(self, self.fun)
-        from sstad.api import Jitted
         self._interpreted = Jitted(self, backend="python", fallback=False)
 
     def __call__(self, *args):
@@ -150,11 +150,9 @@ class _VJP(_Transform):
         wrt = [i for i in range(n_args) if differentiable(entry.params[i])]
         reverse = ReverseMode(Lowerer())
         joint = reverse.joint(entry, wrt, seeded=seeded, constant_seed=False)
-        seeds = joint.params[len(entry.params):]
-        ct_leaves = [r for r in results]
-        by_leaf = dict(zip(seeded, seeds))
-        unseeded = [ir.Var("dout", r.type) for k, r in enumerate(ct_leaves) if k not in by_leaf]
-        seed_params = [by_leaf.get(k) or unseeded.pop(0) for k in range(len(ct_leaves))]
+        by_leaf = dict(zip(seeded, joint.params[len(entry.params):]))
+        # one parameter per output leaf; integer leaves take a cotangent nobody reads
+        seed_params = [by_leaf.get(k) or ir.Var("dout", r.type) for k, r in enumerate(results)]
         primal_params = joint.params[:n_args]
         capture_params = joint.params[n_args:len(entry.params)]
         joint.params = primal_params + seed_params + capture_params
@@ -191,7 +189,6 @@ def _replace_leaves(treedef, keep):
 
 
 def _check_cotangent(cotangent, out_tree):
-    from sstad.frontend.lower import flatten_runtime
     tree, _ = flatten_runtime(cotangent)
     if _count(tree) != _count(out_tree):
         raise SstadTypeError("the cotangent must have the structure of the function's output")
@@ -217,7 +214,6 @@ def vjp(fun, *primals, has_aux=False):
     >>> pullback(np.array([1.0, 3.0]))
     (array([2., 6.]),)
     """
-    from sstad.api import jit
     value = jit(fun, backend="python")(*primals)
     pull = pullback(fun, has_aux=has_aux)
 

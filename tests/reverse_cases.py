@@ -121,3 +121,10 @@ def list_read_while_building(x):
         if i > 0:
             out.append(out[i - 1] * x[i])
     return sum(out) + out[-1]
+
+
+def weighted_sum(w, x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + w * x[i]
+    return s

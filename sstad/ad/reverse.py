@@ -21,7 +21,6 @@ from sstad.ad.lists import LIST_READS, ListAdjoints, float_list, list_roots
 from sstad.ad.structural import STRUCTURAL, shift_slice, differentiable
 from sstad.errors import SstadError, UnsupportedSyntaxError
 from sstad.frontend.builder import TRUE
-from sstad.frontend.pytree import is_atom
 from sstad.frontend.scope import Scope
 from sstad.frontend.lower import Lowerer
 from sstad.frontend.source import function_node
@@ -33,17 +32,10 @@ from sstad.runtime.primitive import Slot, fill, lookup
 _uids = itertools.count()
 
 
-
-
-def _mutates(block):
-    return any(isinstance(s, ir.Apply) and s.prim.mutates for s in ir.walk(block))
-
-
-def _writes_arrays(block):
-    return any(isinstance(s, ir.Apply) and s.prim.mutates and s.prim.name != "list.append"
+def _mutates(block, lists=True):
+    """Does ``block`` write in place (into arrays; into lists too unless ``lists=False``)?"""
+    return any(isinstance(s, ir.Apply) and s.prim.mutates and (lists or s.prim.name != "list.append")
                for s in ir.walk(block))
-
-
 
 
 def _defined(block):
@@ -121,7 +113,10 @@ class ReverseMode(ListAdjoints):
         if isinstance(ct.type, A.Array) and not isinstance(target, A.Array) or (
                 isinstance(target, A.Array) and isinstance(ct.type, A.Array) and ct.type.ndim != target.ndim):
             raise SstadError(f"internal: a rule gave a {ct.type} cotangent for a {target}", self.L.loc)
-        want = A.Array(target.dtype, ct.type.ndim) if isinstance(ct.type, A.Array) else A.Scalar(target.dtype, getattr(ct.type, "weak", False))
+        if isinstance(ct.type, A.Array):
+            want = A.Array(target.dtype, ct.type.ndim)
+        else:
+            want = A.Scalar(target.dtype, getattr(ct.type, "weak", False))
         ct = self.L.cast(ct, want, self.L.stmts)
         if isinstance(ct, ir.Var) and ct.hint == "%t":
             ct.hint = "d" + var.hint
@@ -195,36 +190,40 @@ class ReverseMode(ListAdjoints):
             if isinstance(stmt, (ir.For, ir.While)):
                 self.forward_loop(stmt, subst, saved)
             elif isinstance(stmt, ir.If):
-                virtual = saved.setdefault("virtual", {})
-                before = dict(virtual)
-                then = self.collect(lambda: self.forward(stmt.then.stmts, subst, saved))
-                after_then = dict(virtual)
-                virtual.clear()
-                virtual.update(before)
-                orelse = self.collect(lambda: self.forward(stmt.orelse.stmts, subst, saved))
-                # a list's virtual length that differs between the branches becomes an output
-                lengths = []
-                for lst in [v for v in after_then if after_then[v] != virtual.get(v)]:
-                    sides = [self.virtual_length(after_then[lst], then),
-                             self.virtual_length(virtual[lst], orelse)]
-                    lengths.append((lst, sides))
-                new = ir.If([], mapped(stmt.cond, subst),
-                            ir.Block([], then, [mapped(r, subst) for r in stmt.then.results]
-                                     + [s[0] for _, s in lengths]),
-                            ir.Block([], orelse, [mapped(r, subst) for r in stmt.orelse.results]
-                                     + [s[1] for _, s in lengths]), stmt.loc)
-                new.outs = [ir.Var(o.hint, o.type) for o in stmt.outs]
-                for lst, _ in lengths:
-                    n = ir.Var("n", A.I64)
-                    new.outs.append(n)
-                    virtual[lst] = (n, 0)
-                subst.update(zip(stmt.outs, new.outs))
-                for out, a, b in zip(stmt.outs, new.then.results, new.orelse.results):
-                    if a is b and a in virtual:       # the complete list on both paths
-                        subst[out] = a
-                self.L.stmts.append(new)
+                self.forward_if(stmt, subst, saved)
             else:
                 self.L.stmts.append(clone_stmt(stmt, subst))
+
+    def forward_if(self, stmt, subst, saved):
+        """The forward ``if``; virtual list lengths that differ between the branches
+        become outputs."""
+        virtual = saved.setdefault("virtual", {})
+        before = dict(virtual)
+        then = self.collect(lambda: self.forward(stmt.then.stmts, subst, saved))
+        after_then = dict(virtual)
+        virtual.clear()
+        virtual.update(before)
+        orelse = self.collect(lambda: self.forward(stmt.orelse.stmts, subst, saved))
+        lengths = []
+        for lst in [v for v in after_then if after_then[v] != virtual.get(v)]:
+            sides = [self.virtual_length(after_then[lst], then),
+                     self.virtual_length(virtual[lst], orelse)]
+            lengths.append((lst, sides))
+        new = ir.If([], mapped(stmt.cond, subst),
+                    ir.Block([], then, [mapped(r, subst) for r in stmt.then.results]
+                             + [s[0] for _, s in lengths]),
+                    ir.Block([], orelse, [mapped(r, subst) for r in stmt.orelse.results]
+                             + [s[1] for _, s in lengths]), stmt.loc)
+        new.outs = [ir.Var(o.hint, o.type) for o in stmt.outs]
+        for lst, _ in lengths:
+            n = ir.Var("n", A.I64)
+            new.outs.append(n)
+            virtual[lst] = (n, 0)
+        subst.update(zip(stmt.outs, new.outs))
+        for out, a, b in zip(stmt.outs, new.then.results, new.orelse.results):
+            if a is b and a in virtual:       # the complete list on both paths
+                subst[out] = a
+        self.L.stmts.append(new)
 
     def save_overwritten(self, stmt, subst, saved):
         name = stmt.prim.name
@@ -253,7 +252,7 @@ class ReverseMode(ListAdjoints):
             self.L.stmts.append(clone_stmt(stmt, subst))
             return
         is_for = isinstance(stmt, ir.For)
-        copy_arrays = _writes_arrays(stmt.body)
+        copy_arrays = _mutates(stmt.body, lists=False)
         tapes = []
         for p in stmt.body.params:                  # a list is taped by its length
             tape = ir.Var("tape_" + p.hint, A.ListOf(A.I64 if isinstance(p.type, A.ListOf) else p.type))
@@ -334,11 +333,9 @@ class ReverseMode(ListAdjoints):
         seeds = [douts[k] if douts[k] is not None else self.zeros(stmt.outs[k], mapped(stmt.outs[k], subst))
                  for k in seeded]
         n = len(stmt.callee.body.results)
-        outs = [ir.Var(r.hint if isinstance(r, ir.Var) else "r", r.type) for r in vjp_fn.body.results] \
-            if vjp_fn.body.results else None
-        if outs is None:      # the vjp of a function being built: its result types are known
-            outs = [ir.Var(getattr(r, "hint", "r"), r.type) for r in stmt.callee.body.results] + [
-                ir.Var("d" + stmt.callee.params[i].hint, stmt.callee.params[i].type) for i in wrt]
+        # typed from the callee, since its vjp may still be being built (recursion)
+        outs = [ir.Var(getattr(r, "hint", "r"), r.type) for r in stmt.callee.body.results] + [
+            ir.Var("d" + stmt.callee.params[i].hint, stmt.callee.params[i].type) for i in wrt]
         self.L.stmts.append(ir.Call(outs, vjp_fn, [mapped(a, subst) for a in stmt.args] + seeds, stmt.loc))
         for i, g in zip(wrt, outs[n:]):
             if differentiable(stmt.args[i]):
@@ -495,8 +492,8 @@ class ReverseMode(ListAdjoints):
             local = {"virtual": {}}
             for p, tape in zip(stmt.body.params, tapes):
                 if p is stmt.body.params[0] and is_for and isinstance(step, ir.Const):
-                    offset = self.L.apply("op.mul", [j, step])          # i = start + j * step
-                    sub[p] = self.L.apply("op.add", [mapped(stmt.start, subst), offset], hint=p.hint)
+                    stride = self.L.apply("op.mul", [j, step])          # i = start + j * step
+                    sub[p] = self.L.apply("op.add", [mapped(stmt.start, subst), stride], hint=p.hint)
                 elif p in lists:                  # the complete list, as long as it was then
                     sub[p] = mapped(lists[p], subst)
                     local["virtual"][sub[p]] = (self.L.apply("getitem", [tape, j], {"index": (Slot(1),)},
@@ -522,14 +519,17 @@ class ReverseMode(ListAdjoints):
                 self.accumulate(init, self.adjoints.env[key], self.slot_owned(key))
             self.adjoints.env.pop(key)
             self.adjoints.env.pop("own:" + key, None)
-        if _writes_arrays(stmt.body):                # put back what the loop overwrote
-            for p, tape, init in zip(params, tapes[offset:], stmt.inits):
-                if isinstance(p.type, A.Array) and isinstance(init, ir.Var):
-                    ran = self.L.apply("op.gt", [n, ir.Const(0)], hint="ran")
-                    first = lambda t=tape: self.L.apply("getitem", [t, ir.Const(0)], {"index": (0,)})  # noqa: E731
-                    self.L.branch(ran, lambda i=init, f=first: self.L.apply(
-                        "setitem", [mapped(i, subst), f()], {"index": (Ellipsis,), "keep": True}, hint=i.hint),
-                        lambda: None)
+        if _mutates(stmt.body, lists=False):          # put back what the loop overwrote
+            overwritten = [(tape, init) for p, tape, init in zip(params, tapes[offset:], stmt.inits)
+                           if isinstance(p.type, A.Array) and isinstance(init, ir.Var)]
+
+            def restore():
+                for tape, init in overwritten:
+                    first = self.L.apply("getitem", [tape, ir.Const(0)], {"index": (0,)})
+                    self.L.apply("setitem", [mapped(init, subst), first], {"index": (Ellipsis,), "keep": True},
+                                 hint=init.hint)
+            if overwritten:
+                self.L.branch(self.L.apply("op.gt", [n, ir.Const(0)], hint="ran"), restore, lambda: None)
         self.drop(stmt.outs)
 
 
@@ -537,7 +537,7 @@ def _static(value):
     """Layout literals reach rules as constants, structures stay structures."""
     if isinstance(value, tuple):
         return tuple(_static(v) for v in value)
-    if isinstance(value, (bool, int, float)) and not is_atom(value):
+    if isinstance(value, (bool, int, float)):
         return ir.Const(value)
     return value
 

@@ -72,12 +72,9 @@ class FunctionEmitter:
         return texts[0] if len(texts) == 1 else "(" + ", ".join(texts) + ")"
 
     def block(self, stmts, depth):
-        start = len(self.lines)
         for stmt in stmts:
             self.source_comment(stmt, depth)
             getattr(self, "stmt_" + type(stmt).__name__)(stmt, depth)
-        if len(self.lines) == start:
-            self.out("pass", depth)
 
     def assign(self, targets, values, depth):
         pairs = [(t, v) for t, v in zip(targets, values) if t != v]
@@ -120,15 +117,15 @@ class FunctionEmitter:
                      f"{self.atom(orelse.results[0])}", depth)
             return
         self.out(f"if {cond}:", depth)
-        self.branch(then, stmt.outs, depth + 1)
+        self.region(then, stmt.outs, depth + 1)
         if orelse.stmts or outs:
             mark = len(self.lines)
             self.out("else:", depth)
-            self.branch(orelse, stmt.outs, depth + 1)
+            self.region(orelse, stmt.outs, depth + 1)
             if self.lines[mark + 1:] == ["    " * (depth + 1) + "pass"]:
                 del self.lines[mark:]                  # an else with nothing to do
 
-    def coalesce(self, block, targets, loop_params=None):
+    def coalesce(self, block, targets, loop):
         """Compute each result straight into its target variable, saving a copy.
 
         A result defined at the top of ``block`` takes its target's name.  In a loop
@@ -139,7 +136,7 @@ class FunctionEmitter:
         for pos, (result, target) in enumerate(zip(block.results, targets)):
             if result not in defined or result in self.name.names or block.results.count(result) > 1:
                 continue
-            if loop_params is not None:
+            if loop:
                 k = defined[result]
                 later = [a for st in block.stmts[k + 1:] for a in ir.reads(st)]
                 later += [r for i, r in enumerate(block.results) if i != pos]
@@ -147,11 +144,12 @@ class FunctionEmitter:
                     continue
             self.name.alias(result, target)
 
-    def branch(self, block, outs, depth):
-        self.coalesce(block, outs)
+    def region(self, block, targets, depth, loop=False):
+        """A branch or loop body: its statements, then its results into ``targets``."""
+        self.coalesce(block, targets, loop)
         start = len(self.lines)
-        self.block(block.stmts, depth) if block.stmts else None
-        self.assign([self.name(o) for o in outs], [self.atom(r) for r in block.results], depth)
+        self.block(block.stmts, depth)
+        self.assign([self.name(t) for t in targets], [self.atom(r) for r in block.results], depth)
         if len(self.lines) == start:
             self.out("pass", depth)
 
@@ -179,15 +177,7 @@ class FunctionEmitter:
             self.block(cond.stmts, depth + 1)
             self.out(f"if not {self.atom(cond.results[0])}:", depth + 1)
             self.out("break", depth + 2)
-        self.loop_body(stmt.body, params, depth + 1)
-
-    def loop_body(self, body, params, depth):
-        self.coalesce(body, params, loop_params=params)
-        start = len(self.lines)
-        self.block(body.stmts, depth) if body.stmts else None
-        self.assign([self.name(p) for p in params], [self.atom(r) for r in body.results], depth)
-        if len(self.lines) == start:
-            self.out("pass", depth)
+        self.region(stmt.body, params, depth + 1, loop=True)
 
     def stmt_For(self, stmt, depth):
         index, params = stmt.body.params[0], stmt.body.params[1:]
@@ -196,7 +186,7 @@ class FunctionEmitter:
         if bounds[2] == "1":
             bounds = bounds[1:2] if bounds[0] == "0" else bounds[:2]
         self.out(f"for {self.name(index)} in range({', '.join(bounds)}):", depth)
-        self.loop_body(stmt.body, params, depth + 1)
+        self.region(stmt.body, params, depth + 1, loop=True)
 
 
 def emit_module(module):

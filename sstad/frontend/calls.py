@@ -254,8 +254,9 @@ class CallLowering:
                 return self.list_append(obj, args[0], node)
         if isinstance(obj, dict):
             if name in ("keys", "values", "items") and not args:
-                return tuple({"keys": obj.keys(), "values": obj.values(), "items": obj.items()}[name]) \
-                    if name != "keys" else tuple(ir.Const(k) if not isinstance(k, str) else k for k in obj)
+                keys = self.dict_keys(obj)
+                return {"keys": keys, "values": tuple(obj.values()),
+                        "items": tuple(zip(keys, obj.values()))}[name]
             if name == "get":
                 key = self.static_key(args[0], node)
                 return obj.get(key, args[1] if len(args) > 1 else None)

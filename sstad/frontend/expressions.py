@@ -140,6 +140,11 @@ class ExpressionLowering:
             out[self.static_key(self.expr(k), k)] = self.expr(v)
         return out
 
+    @staticmethod
+    def dict_keys(d):
+        """A static dict's keys as values: strings stay static, numbers become constants."""
+        return tuple(k if isinstance(k, str) else ir.Const(k) for k in d)
+
     def static_key(self, key, node):
         if isinstance(key, tuple) and len(key) == 1:
             key = key[0]

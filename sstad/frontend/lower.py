@@ -108,10 +108,10 @@ class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
 
     def lower_function(self, fn, arg_values, name):
         """An IR function for ``fn`` applied to ``arg_values`` (atoms and structures)."""
-        fn_node, _ = function_node(fn)
-        self.scope = Scope({}, set(), function_node(fn)[1])
-        params_tree, params = flatten(tuple(arg_values))
-        env = self.bind_arguments(fn_node.args, self.python_defaults(fn, fn_node) if fn_node else {},
+        fn_node, filename = function_node(fn)
+        self.scope = Scope({}, set(), filename)       # for errors while binding arguments
+        _, params = flatten(tuple(arg_values))
+        env = self.bind_arguments(fn_node.args, self.python_defaults(fn, fn_node),
                                   list(arg_values), {}, fn_node, fn.__name__)
         fn_node, scope = self.function_scope(fn, env)
         self.scopes, self.scope, self.stmts = [scope], scope, []

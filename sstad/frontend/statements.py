@@ -256,7 +256,7 @@ class StatementLowering:
         if isinstance(value, (tuple, StaticList)):
             return tuple(value)
         if isinstance(value, dict):
-            return tuple(ir.Const(k) for k in value)
+            return self.dict_keys(value)
         if isinstance(value, RangeValue):
             return Counted(value.start, value.stop, value.step, lambda i: i)
         if is_atom(value) and isinstance(value.type, (A.Array, A.ListOf)):
