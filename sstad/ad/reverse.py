@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 
+from sstad.ad.activity import active_values
 from sstad.ad.lists import LIST_READS, ListAdjoints, float_list, list_roots
 from sstad.ad.structural import STRUCTURAL, shift_slice, differentiable
 from sstad.errors import SstadError, UnsupportedSyntaxError
@@ -69,6 +70,13 @@ class ReverseMode(ListAdjoints):
 
     def get(self, var):
         return self.adjoints.env.get(self.key(var))
+
+    def active(self, a):
+        """Does a derivative flow into ``a``?  (See :mod:`sstad.ad.activity`.)"""
+        return isinstance(a, ir.Var) and a in self.act and differentiable(a)
+
+    def active_list(self, a):
+        return isinstance(a, ir.Var) and a in self.act and float_list(a)
 
     # An adjoint array is *owned* when this sweep allocated it (zeros, a copy, a sum) and
     # no other adjoint shares it: then contributions are added in place, so a read
@@ -136,7 +144,7 @@ class ReverseMode(ListAdjoints):
     def materialize(self, vars_, subst):
         """Give these values explicit zero adjoints, so that branch and loop joins see them."""
         for v in vars_:
-            if differentiable(v) and self.get(v) is None:
+            if self.active(v) and self.get(v) is None:
                 self.put(v, self.zeros(v, mapped(v, subst)), owned=True)
 
     # --- the joint function --------------------------------------------------------
@@ -152,6 +160,7 @@ class ReverseMode(ListAdjoints):
         for k in seeded:
             r = fn.body.results[k]
             seeds.append(ir.Const(1.0, r.type) if constant_seed else ir.Var("d" + getattr(r, "hint", "out"), r.type))
+        self.act = active_values(fn, wrt)
         self.L.stmts = []
         saved = {}
         self.roots = list_roots(fn.body, {})
@@ -159,7 +168,7 @@ class ReverseMode(ListAdjoints):
         results = [mapped(r, subst) for r in fn.body.results]
         for k, seed in zip(seeded, seeds):
             r = fn.body.results[k]
-            if differentiable(r):
+            if self.active(r):
                 self.accumulate(r, seed)
         self.backward(fn.body.stmts, subst, saved)
         grads = []
@@ -244,7 +253,7 @@ class ReverseMode(ListAdjoints):
         params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
         inner = _defined(stmt.body)
         free = [a for s in ir.walk(stmt.body) for a in ir.operands(s) if a not in inner]
-        return any(differentiable(p) for p in params) or any(differentiable(a) for a in free) \
+        return any(self.active(p) for p in params) or any(self.active(a) for a in free) \
             or _mutates(stmt.body)
 
     def forward_loop(self, stmt, subst, saved):
@@ -338,24 +347,24 @@ class ReverseMode(ListAdjoints):
             ir.Var("d" + stmt.callee.params[i].hint, stmt.callee.params[i].type) for i in wrt]
         self.L.stmts.append(ir.Call(outs, vjp_fn, [mapped(a, subst) for a in stmt.args] + seeds, stmt.loc))
         for i, g in zip(wrt, outs[n:]):
-            if differentiable(stmt.args[i]):
+            if self.active(stmt.args[i]):
                 self.accumulate(stmt.args[i], g)
 
     def back_apply(self, stmt, subst, saved):
         prim, out = stmt.prim, stmt.outs[0]
         if prim.mutates:
             return self.back_inplace(stmt, subst, saved)
-        if not differentiable(out):
+        if not self.active(out):
             return
         dout = self.get(out)
         if dout is None:
             return
-        if prim.name in LIST_READS and stmt.args and float_list(stmt.args[0]):
+        if prim.name in LIST_READS and stmt.args and self.active_list(stmt.args[0]):
             return self.back_list_read(stmt, subst, saved, dout)
         special = STRUCTURAL.get(prim.name)
         if special is not None:
             return special(self, stmt, subst, dout)
-        if prim.nondiff or not any(differentiable(a) for a in stmt.args):
+        if prim.nondiff or not any(self.active(a) for a in stmt.args):
             return
         if prim.vjp is None:
             raise UnsupportedSyntaxError(
@@ -363,7 +372,7 @@ class ReverseMode(ListAdjoints):
                 "register one next to the primitive with sstad.runtime.primitive.defvjp")
         for k, ct in self.call_rule(prim.vjp, stmt, subst, mapped(out, subst), dout):
             a = stmt.args[k]
-            if differentiable(a) and ct is not None:
+            if self.active(a) and ct is not None:
                 self.accumulate(a, ct)
 
     def call_rule(self, rule, stmt, subst, out, dout, args=None):
@@ -391,7 +400,7 @@ class ReverseMode(ListAdjoints):
         out = stmt.outs[0]
         if name == "list.append":
             dl = self.list_adjoint(out)
-            if differentiable(stmt.args[1]) and dl is not None:
+            if self.active(stmt.args[1]) and dl is not None:
                 position = saved[stmt]
                 value = self.L.apply("getitem", [dl, position], {"index": (Slot(1),)}, hint="d" + out.hint)
                 self.accumulate(stmt.args[1], value)
@@ -407,12 +416,12 @@ class ReverseMode(ListAdjoints):
                 return
             read = tuple(Slot(i - 1) if isinstance(i, Slot) else shift_slice(i) for i in stmt.params["index"])
             value = stmt.args[1]
-            if differentiable(value):
+            if self.active(value):
                 dv = self.L.apply("getitem", [dout] + index_atoms, {"index": read})
                 if isinstance(dv.type, A.Array):      # a view: dout's region is zeroed below
                     dv = self.L.apply("copy", [dv], {"layout": ((Slot(0),), {})}, hint="d" + value.hint)
                 self.accumulate(value, self.L.call_numpy("unbroadcast", [dv, mapped(value, subst)], {}, None))
-            if differentiable(stmt.args[0]):
+            if self.active(stmt.args[0]):
                 rest = self.owned_adjoint(out, x_now)
                 rest = self.L.apply("setitem", [rest, ir.Const(0.0)] + index_atoms,
                                     {"index": stmt.params["index"]}, hint=rest.hint)
@@ -428,7 +437,7 @@ class ReverseMode(ListAdjoints):
         result = self.L.apply(op.name, [old, v])
         for k, ct in self.call_rule(op.vjp, stmt, subst, result, dout, args=[old, v]):
             a = stmt.args[k]
-            if differentiable(a) and ct is not None:
+            if self.active(a) and ct is not None:
                 self.accumulate(a, ct)
 
     def range_length(self, start, stop, step):
@@ -451,7 +460,7 @@ class ReverseMode(ListAdjoints):
         def side(block):
             def run():
                 for r, d in zip(block.results, douts):
-                    if d is not None and differentiable(r):
+                    if d is not None and self.active(r):
                         self.accumulate(r, d)
                 self.backward(block.stmts, subst, saved)
                 self.drop(inner)
@@ -469,7 +478,7 @@ class ReverseMode(ListAdjoints):
         uid = next(_uids)
         ckeys = {}
         for m, (out, p) in enumerate(zip(stmt.outs, params)):
-            if differentiable(p):
+            if self.active(p):
                 ckeys[m] = f"%d{p.hint}#c{uid}_{m}"
                 d = self.get(out)
                 self.set_slot(ckeys[m], d if d is not None else self.zeros(out, mapped(out, subst)),
@@ -503,7 +512,7 @@ class ReverseMode(ListAdjoints):
             self.forward(stmt.body.stmts, sub, local)
             for m, key in ckeys.items():
                 r = stmt.body.results[m]
-                if differentiable(r):
+                if self.active(r):
                     self.accumulate(r, self.adjoints.env[key], self.slot_owned(key))
             self.backward(stmt.body.stmts, sub, local)
             for m, key in ckeys.items():
@@ -515,7 +524,7 @@ class ReverseMode(ListAdjoints):
         self.L.loop(body, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
         for m, key in ckeys.items():
             init = stmt.inits[m]
-            if differentiable(init):
+            if self.active(init):
                 self.accumulate(init, self.adjoints.env[key], self.slot_owned(key))
             self.adjoints.env.pop(key)
             self.adjoints.env.pop("own:" + key, None)

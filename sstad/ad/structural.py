@@ -25,7 +25,7 @@ def shift_slice(item):
 
 def _getitem(ad, stmt, subst, dout):
     x = stmt.args[0]
-    if not differentiable(x):
+    if not ad.active(x):
         return
     if isinstance(x.type, A.ListOf):
         raise UnsupportedSyntaxError("reverse mode through run-time lists is not supported yet", stmt.loc,
@@ -48,7 +48,7 @@ def grow_slice(item):
 
 def _astype(ad, stmt, subst, dout):
     x = stmt.args[0]
-    if differentiable(x):
+    if ad.active(x):
         ad.accumulate(x, dout)
 
 
@@ -63,7 +63,7 @@ def _einsum(ad, stmt, subst, dout):
     operands = [mapped(a, subst) for a in stmt.args]
     for k, slot in enumerate(slots):
         a = stmt.args[slot]
-        if not differentiable(a):
+        if not ad.active(a):
             continue
         others = [i for i in range(len(slots)) if i != k]
         available = set(output).union(*(subscripts[i] for i in others))
@@ -94,7 +94,7 @@ def _tensordot(ad, stmt, subst, dout):
     for x, other, x_free, x_axes, out_x, out_other, other_free, other_axes, first in (
             (a, b_slot, free_a, a_axes, out_a, out_b, free_b, b_axes, True),
             (b, a_slot, free_b, b_axes, out_b, out_a, free_a, a_axes, False)):
-        if not differentiable(x):
+        if not ad.active(x):
             continue
         contracted = (tuple(out_other), tuple(other_free))
         pair = [dout, operands[other]] if first else [operands[other], dout]
