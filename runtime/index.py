@@ -179,7 +179,7 @@ Primitive("index_add", _index_add_impl, lambda avals, params: avals[0], _index_a
 
 
 # --- take, sort: indexing by computed positions ----------------------------------
-from sstad.runtime.primitive import defvjp, nondiff, numpy_primitive  # noqa: E402
+from sstad.runtime.primitive import defvjp, emit_call, nondiff, numpy_primitive  # noqa: E402
 
 numpy_primitive("take", np.take)
 numpy_primitive("sort", np.sort)
@@ -198,3 +198,47 @@ def _(x, out, dout):
     dx = np.zeros_like(x)
     dx[order] = dout
     return (dx,)
+
+
+# --- take_along_axis: its adjoint scatters back along the same axis -----------------
+numpy_primitive("take_along_axis", np.take_along_axis)
+
+
+def add_along_axis(x, indices, values, axis):
+    """``x`` plus ``values`` scattered to ``indices`` along ``axis`` (repeats add up):
+    the adjoint of ``np.take_along_axis``.  Returns a new array."""
+    out = x.copy()
+    index = list(np.indices(indices.shape, sparse=True))
+    index[axis] = indices
+    np.add.at(out, tuple(index), values)
+    return out
+
+
+@overload(add_along_axis)
+def _add_along_axis_numba(x, indices, values, axis):
+    if x.ndim == 1:
+        def impl(x, indices, values, axis):
+            out = x.copy()
+            for k in range(indices.size):
+                out[indices[k]] += values[k]
+            return out
+        return impl
+    if x.ndim == 2:
+        def impl(x, indices, values, axis):
+            out = x.copy()
+            for r in range(indices.shape[0]):
+                for c in range(indices.shape[1]):
+                    if axis == 0:
+                        out[indices[r, c], c] += values[r, c]
+                    else:
+                        out[r, indices[r, c]] += values[r, c]
+            return out
+        return impl
+
+
+numpy_primitive("add_along_axis", add_along_axis, emit=emit_call("rt.add_along_axis"))
+
+
+@defvjp("take_along_axis")
+def _(x, indices, out, dout, axis):
+    return (add_along_axis(np.zeros_like(x), indices, dout, axis), None)

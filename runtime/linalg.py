@@ -11,7 +11,7 @@ for _name in "solve inv det cholesky norm".split():
 
 
 # --- reverse-mode rules ----------------------------------------------------------
-from sstad.runtime.primitive import defvjp  # noqa: E402
+from sstad.runtime.primitive import defvjp, nondiff  # noqa: E402
 
 
 @defvjp("op.matmul", "matmul", "dot", "inner")
@@ -80,3 +80,24 @@ numpy_primitive("einsum", np.einsum)
 
 # np.tensordot(a, b, axes): its reverse rule is built in sstad/ad/structural.py.
 numpy_primitive("tensordot", np.tensordot)
+
+
+# np.linalg.slogdet(a) -> (sign, logabsdet): the frontend splits it into two primitives,
+# so each part has its own rule (the sign is piecewise constant).
+def slogdet_sign(a):
+    return np.linalg.slogdet(a)[0]
+
+
+def slogdet_logabs(a):
+    return np.linalg.slogdet(a)[1]
+
+
+numpy_primitive("slogdet_sign", slogdet_sign, emit=lambda args, params, avals: f"np.linalg.slogdet({args[0]})[0]")
+numpy_primitive("slogdet_logabs", slogdet_logabs,
+                emit=lambda args, params, avals: f"np.linalg.slogdet({args[0]})[1]")
+nondiff("slogdet_sign")
+
+
+@defvjp("slogdet_logabs")
+def _(a, out, dout):
+    return (dout * np.linalg.inv(a).T,)

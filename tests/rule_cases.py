@@ -166,3 +166,42 @@ def tensordot_pair(a, b):
 
 def tensordot_3d(a, b):
     return np.tensordot(a, b, axes=([0, 2], [1, 0]))
+
+
+def split_sections(x):
+    a, b, c = np.split(x, 3)
+    return a * 2.0 + b * c
+
+
+def split_points_axis1(x):
+    parts = np.split(x, (1, 3), axis=1)
+    return np.sum(parts[0]) + np.sum(parts[1] ** 2) + np.sum(np.sin(parts[2]))
+
+
+def slogdet_logabs(a):
+    sign, logabs = np.linalg.slogdet(a)
+    return sign * logabs
+
+
+def take_along_rows(x, idx):
+    return np.take_along_axis(x, idx, 1) ** 2
+
+
+def take_along_cols(x, idx):
+    return np.take_along_axis(x, idx, axis=0) * 3.0
+
+
+def take_along_1d(x, idx):
+    return np.sin(np.take_along_axis(x, idx, 0))
+
+
+def concat_positional_axis(a, b):
+    return np.concatenate((a, b), 1) ** 2
+
+
+def piecewise_constant(x):
+    return x * np.floor(x) + np.round(x) + np.sign(x) * x + np.argmax(x) + np.ceil(x) * 0.5
+
+
+def broadcast_tril_inner(a, v):
+    return np.tril(a) * np.broadcast_to(v, (3, 3)) + np.inner(v, v)

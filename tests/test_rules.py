@@ -102,6 +102,16 @@ CASES += [
     ("np.cumprod", rc.scan(np.cumprod, 0), lambda: (positive(5),)),
     ("np.take", rc.take_idx, lambda: (mat(4), np.array([3, 0, 0, 2]))),
     ("np.sort", rc.sort1, lambda: (mat(5),)),
+    ("np.split(x, 3)", rc.split_sections, lambda: (mat(6),)),
+    ("np.split(x, (1, 3), axis=1)", rc.split_points_axis1, lambda: (mat(2, 5),)),
+    ("np.linalg.slogdet", rc.slogdet_logabs, lambda: (mat(3, 3) - 4 * np.eye(3),)),
+    ("np.take_along_axis (axis 1)", rc.take_along_rows,
+     lambda: (mat(2, 3), np.array([[2, 2, 0, 1], [0, 1, 1, 1]]))),
+    ("np.take_along_axis (axis 0)", rc.take_along_cols, lambda: (mat(3, 2), np.array([[2, 0], [2, 2]]))),
+    ("np.take_along_axis (1-d)", rc.take_along_1d, lambda: (mat(4), np.array([3, 3, 0]))),
+    ("np.concatenate (positional axis)", rc.concat_positional_axis, lambda: (mat(2, 3), mat(2, 2))),
+    ("floor, round, sign, argmax, ceil: zero", rc.piecewise_constant, lambda: (mat(5),)),
+    ("np.tril, np.broadcast_to, np.inner", rc.broadcast_tril_inner, lambda: (mat(3, 3), mat(3))),
 ]
 PYTHON_ONLY = [  # Numba has no np.tile, np.moveaxis
     ("np.tile", rc.tile3, lambda: (mat(3),)),

@@ -28,6 +28,7 @@ from sstad.frontend.source import function_node
 from sstad.ir import nodes as ir
 from sstad.ir.clone import atom as mapped, clone_block, clone_stmt
 from sstad.runtime import abstract as A
+from sstad.runtime.extern import describe as describe_extern
 from sstad.runtime.primitive import Slot, fill, lookup
 
 _uids = itertools.count()
@@ -366,6 +367,12 @@ class ReverseMode(ListAdjoints):
             return special(self, stmt, subst, dout)
         if prim.nondiff or not any(self.active(a) for a in stmt.args):
             return
+        if prim.vjp is None and prim.name == "extern":
+            raise UnsupportedSyntaxError(
+                f"`{describe_extern(stmt.params['name'])}` has no derivative rule, and its input depends on "
+                "the arguments being differentiated", stmt.loc,
+                "wrap it with sstad.custom_vjp to give it a rule (docs/ad.md, 'Custom rules'), or pass "
+                "inputs that do not depend on the differentiated arguments")
         if prim.vjp is None:
             raise UnsupportedSyntaxError(
                 f"no reverse-mode rule for `{prim.name}`", stmt.loc,
@@ -390,6 +397,13 @@ class ReverseMode(ListAdjoints):
             pos_refs = refs
             pos, kwargs = args, params
         node, filename = function_node(rule)
+        # Static arguments given by position (``np.concatenate(xs, 1)``) go to the rule's
+        # keyword parameters of the same order: ``rule(xs, out, dout, axis=0)``.
+        names = [a.id for a in node.args.args]
+        k = names.index("out")
+        for name, value in zip(names[k + 2:], pos[k:]):
+            kwargs[name] = value
+        pos, pos_refs = pos[:k], pos_refs[:k]
         cts = self.L.inline(rule, node, filename, list(pos) + [out, dout], kwargs, node, parent=None)
         pairs = []
         _pair(pos_refs, cts, pairs)

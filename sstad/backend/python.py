@@ -193,6 +193,10 @@ def emit_module(module):
     """The Python source of every function in the module, entry last."""
     names = [f.name for f in module.functions]
     parts = [HEADER]
+    externs = sorted({s.params["name"] for f in module.functions for s in ir.walk(f.body)
+                      if isinstance(s, ir.Apply) and s.prim.name == "extern"})
+    if externs:      # functions sstad does not see into (runtime/extern.py)
+        parts.append("\n" + "".join(f"{e} = rt.extern_function({e!r})\n" for e in externs))
     for function in module.functions:
         parts.append("\n\n" + FunctionEmitter(function, names).emit())
     return "".join(parts)

@@ -14,6 +14,7 @@ from sstad.frontend.source import closure_values, function_node, is_user_functio
 from sstad.frontend.values import BoundMethod, Closure, Enumerate, RangeValue, Zip
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
+from sstad.runtime.extern import describe, extern_name
 from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot
 from sstad.runtime.index import index_add
 from sstad.runtime.reduce import REDUCTIONS, SCANS
@@ -58,12 +59,32 @@ class CallLowering:
             return self.convert_scalar(func, args, node)
         if is_user_function(func):
             return self.call_user(func, args, kwargs, node)
+        if callable(func) and not isinstance(func, type):
+            return self.call_extern(func, args, kwargs, node)
         shown = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
         module = getattr(func, "__module__", None)
         raise self.error(UnsupportedSyntaxError,
                          f"call to `{(module + '.') if module else ''}{shown}` is not supported",
                          node, "call NumPy, math or your own Python functions (docs/subset.md), or "
                          "register it as a primitive with its rule (docs/ad.md, 'The rule table')")
+
+    def call_extern(self, func, args, kwargs, node):
+        """A function we cannot see into: run at compile time on compile-time numbers,
+        else called from the emitted code (runtime/extern.py)."""
+        name = extern_name(func)
+        if kwargs:
+            raise self.error(UnsupportedSyntaxError, f"keyword arguments to `{describe(name)}` are not "
+                             "supported", node, "pass its arguments by position")
+        if all(isinstance(a, ir.Const) for a in args):
+            try:
+                value = func(*(a.value for a in args))
+            except Exception as exc:    # the user's function failed: say so, at their line
+                raise self.error(SstadTypeError, f"`{describe(name)}` failed at compile time: {exc}",
+                                 node) from None
+            if isinstance(value, (bool, int, float, np.generic)):
+                return ir.Const(value)
+        atoms = [self.atom(a, node) for a in args]
+        return self.apply("extern", atoms, {"name": name})
 
     # --- user functions ----------------------------------------------------------
     def check_signature(self, args, node):
@@ -389,6 +410,35 @@ def _index_add(self, args, kwargs, node):
     return self.apply("index_add", [x, values, index], {"index": (Slot(2),)}, hint=x.hint)
 
 
+def _np_split(self, args, kwargs, node):
+    """np.split(x, k or [i, j, ...], axis): a static number of slices (views) of x."""
+    names = ("ary", "indices_or_sections", "axis")
+    bound = dict(zip(names, args))
+    bound.update(kwargs)
+    x = self.atom(bound["ary"], node)
+    axis = self.static_int(bound.get("axis", ir.Const(0)), node)
+    sections = bound["indices_or_sections"]
+    if not isinstance(x.type, A.Array) or not 0 <= axis < x.type.ndim:
+        raise self.error(SstadTypeError, f"np.split of {self.describe(x)} along axis {axis}", node)
+    n = self.attribute(x, "shape", node)[axis]
+    if isinstance(sections, (tuple, StaticList)):
+        bounds = [ir.Const(0), *sections, n]
+    elif isinstance(sections, ir.Const):
+        k = self.static_int(sections, node)
+        size = self.binop("floordiv", n, ir.Const(k), node)
+        bounds = [ir.Const(0)] + [self.binop("mul", size, ir.Const(j), node) for j in range(1, k)] + [n]
+    else:
+        raise self.error(UnsupportedSyntaxError, "np.split needs a constant number of sections or a "
+                         "tuple of split points", node, "write the slices x[a:b] yourself")
+    lead = (slice(None),) * axis
+    return StaticList(self.subscript(x, lead + (slice(lo, hi),), node) for lo, hi in zip(bounds, bounds[1:]))
+
+
+def _np_slogdet(self, args, kwargs, node):
+    a = self.atom(args[0], node)
+    return (self.call_numpy("slogdet_sign", [a], {}, node), self.call_numpy("slogdet_logabs", [a], {}, node))
+
+
 def _isinstance(self, args, kwargs, node):
     raise self.error(UnsupportedSyntaxError, "isinstance() is not supported in compiled code", node,
                      "compile one function per argument type (it is specialised per signature anyway)")
@@ -403,4 +453,5 @@ BUILTINS = {id(builtins.len): _len, id(builtins.range): _range, id(builtins.abs)
             id(builtins.min): _minmax("min"), id(builtins.max): _minmax("max"),
             id(builtins.sum): _sum, id(builtins.enumerate): _enumerate, id(builtins.zip): _zip,
             id(builtins.isinstance): _isinstance, id(builtins.print): _print,
-            id(np.shape): _np_shape, id(np.ndim): _np_ndim, id(index_add): _index_add}
+            id(np.shape): _np_shape, id(np.ndim): _np_ndim, id(index_add): _index_add,
+            id(np.split): _np_split, id(np.linalg.slogdet): _np_slogdet}
