@@ -15,5 +15,7 @@ from sstad import errors  # noqa: F401
 __version__ = "0.1.0"
 from sstad.api import dump, jit  # noqa: F401
 from sstad.transforms import grad, pullback, value_and_grad, vjp  # noqa: F401
+from sstad.jacobians import hessian, hvp, jacfwd, jacrev, jvp, pushforward  # noqa: F401
 
-__all__ = ["jit", "dump", "grad", "value_and_grad", "vjp", "pullback", "errors"]
+__all__ = ["jit", "dump", "grad", "value_and_grad", "vjp", "pullback", "jvp", "pushforward", "jacfwd",
+           "jacrev", "hessian", "hvp", "errors"]

@@ -19,6 +19,13 @@ from sstad.ir.escape import export_escaping
 from sstad.runtime import abstract as A
 
 
+def lower_any(fun, args):
+    """Lower a plain function, or another transform (so transforms compose)."""
+    if hasattr(fun, "sstad_lower"):
+        return fun.sstad_lower(args)
+    return lower(fun, args)
+
+
 def _count(treedef):
     kind = treedef[0]
     if kind == "leaf":
@@ -55,7 +62,7 @@ class Grad(_Transform):
     def sstad_lower(self, args):
         argnums, has_aux = self.options["argnums"], self.options["has_aux"]
         weights, with_value = self.options["weights"], self.options["with_value"]
-        module, in_tree, out_tree, captures = lower(self.fun, args)
+        module, in_tree, out_tree, captures = lower_any(self.fun, args)
         entry = module.entry
         if has_aux:
             if out_tree[0] != "tuple" or len(out_tree[1]) != 2:
@@ -139,7 +146,7 @@ class _VJP(_Transform):
 
     def sstad_lower(self, args):
         primals, cotangent = args[:-1], args[-1]
-        module, in_tree, out_tree, captures = lower(self.fun, primals)
+        module, in_tree, out_tree, captures = lower_any(self.fun, primals)
         entry = module.entry
         results = entry.body.results
         if self.options["has_aux"]:

@@ -1,0 +1,406 @@
+"""Forward mode: one function computing the primal values and their tangents together.
+
+* Straight-line code: a tangent follows each active value (see :mod:`sstad.ad.activity`).
+  Primitives that are linear in each argument separately (indexing, reshapes,
+  reductions, products) apply themselves to the tangent.  Every other primitive's JVP is
+  derived from its reverse-mode rule by transposition: the rule is linear in its
+  cotangent, so reverse mode through the rule, with respect to that cotangent, gives
+  ``J v``.  One rule per primitive serves both modes, and the result is IR again.
+* ``if``: each branch computes its outputs' tangents, which become extra outputs.
+* loops: tangents of carried values are carried too; no tape is needed.
+* in-place writes update the tangent in place as well, after copying it once if
+  another value may share its memory (tangents are *owned* only when this sweep
+  allocated them).
+* calls of recursive functions: each callee gets a JVP function of its own.
+"""
+from __future__ import annotations
+
+from sstad.ad.activity import active_values
+from sstad.ad.lists import float_list
+from sstad.ad.structural import differentiable
+from sstad.errors import SstadError, UnsupportedSyntaxError
+from sstad.frontend.lower import Lowerer
+from sstad.frontend.scope import Scope
+from sstad.ir import nodes as ir
+from sstad.ir.clone import atom as mapped, clone_stmt
+from sstad.runtime import abstract as A
+from sstad.runtime.extern import describe as describe_extern
+from sstad.runtime.primitive import Slot, lookup
+
+# Linear in each argument separately: the JVP is the sum over active arguments of the
+# primitive applied with that argument replaced by its tangent.
+MULTILINEAR = set("""getitem astype einsum tensordot dot vdot inner outer matmul op.matmul kron
+take take_along_axis transpose reshape ravel swapaxes moveaxis expand_dims squeeze flip fliplr
+flipud triu tril roll repeat tile trace diag sum mean cumsum broadcast_to atleast_1d
+atleast_2d copy op.neg negative op.pos positive builtin.float unbroadcast""".split())
+# Arguments that only give a shape: never differentiated.
+SHAPE_ONLY = {"unbroadcast": {1}}
+COPY = {"layout": ((Slot(0),), {})}
+
+
+def _fresh_lowerer():
+    lowerer = Lowerer()
+    scope = Scope({}, set(), "<tangents>")
+    scope.declared_global = set()
+    lowerer.scopes, lowerer.scope = [scope], scope
+    return lowerer
+
+
+class ForwardMode:
+    def __init__(self, callees=None):
+        self.L = _fresh_lowerer()
+        self.callees = callees if callees is not None else {}   # callee -> its jvp function
+        self.tan = {}        # primal Var -> its tangent atom in the new code
+        self.owned = set()   # primal Vars whose tangent array no other tangent shares
+
+    def active(self, a):
+        return isinstance(a, ir.Var) and a in self.act and (differentiable(a) or float_list(a))
+
+    # --- the function ------------------------------------------------------------------
+    def jvp(self, fn, wrt):
+        """``fn`` -> a function of (params..., tangents of params[wrt]...) returning
+        (results..., tangents of the float results...)."""
+        self.act = active_values(fn, wrt)
+        subst = {p: ir.Var(p.hint, p.type) for p in fn.params}
+        params = [subst[p] for p in fn.params]
+        tangents = []
+        for i in wrt:
+            t = ir.Var("d" + fn.params[i].hint, fn.params[i].type)
+            self.tan[fn.params[i]] = t
+            tangents.append(t)
+        self.L.stmts = []
+        self.block(fn.body.stmts, subst)
+        results = [mapped(r, subst) for r in fn.body.results]
+        douts = [self.tangent_or_zeros(r, subst) for r in fn.body.results if _is_float(r)]
+        body = ir.Block(params + tangents, self.L.stmts, results + douts)
+        return ir.Function(fn.name + "_jvp", params + tangents, body, fn.loc)
+
+    def collect(self, thunk):
+        saved, self.L.stmts = self.L.stmts, []
+        try:
+            thunk()
+            return self.L.stmts
+        finally:
+            self.L.stmts = saved
+
+    def block(self, stmts, subst):
+        for stmt in stmts:
+            self.L.loc = stmt.loc
+            if isinstance(stmt, ir.Apply):
+                self.apply(stmt, subst)
+            elif isinstance(stmt, ir.If):
+                self.branch(stmt, subst)
+            elif isinstance(stmt, ir.Call):
+                self.call(stmt, subst)
+            else:
+                self.loop(stmt, subst)
+
+    # --- tangents ----------------------------------------------------------------------
+    def tangent(self, a):
+        return self.tan.get(a) if self.active(a) else None
+
+    def set(self, var, t, owned=False):
+        t = self.L.atom(t, None)
+        if isinstance(t, ir.Var) and t.hint.startswith(("ddout", "%", "d_t")):
+            t.hint = "d" + var.hint.strip("%")       # name it after its primal
+        if not isinstance(var.type, A.ListOf):
+            t = self.fit(t, var)
+        self.tan[var] = t
+        if owned:
+            self.owned.add(var)
+        else:
+            self.owned.discard(var)
+
+    def fit(self, t, var):
+        """``t`` with ``var``'s type: same dtype and rank (broadcast up if needed)."""
+        target = var.type
+        if isinstance(target, A.Array) and not (isinstance(t.type, A.Array) and t.type.ndim == target.ndim):
+            raise SstadError(f"internal: a {t.type} tangent for a {target}", self.L.loc)
+        if isinstance(t.type, A.Array) and not isinstance(target, A.Array):
+            raise SstadError(f"internal: a {t.type} tangent for a {target}", self.L.loc)
+        want = A.Array(target.dtype, target.ndim) if isinstance(target, A.Array) else target
+        return self.L.cast(t, want, self.L.stmts)
+
+    def zeros(self, var, primal):
+        if isinstance(var.type, A.Array):
+            return self.L.apply("zeros_like", [primal], {"layout": ((Slot(0),), {})}, hint="d" + var.hint)
+        return ir.Const(A.prototype(A.Scalar(var.type.dtype, var.type.weak)) * 0, var.type)
+
+    def tangent_or_zeros(self, a, subst):
+        t = self.tangent(a)
+        if t is not None:
+            return t
+        if isinstance(a, ir.Const):
+            return ir.Const(a.value * 0, a.type)
+        return self.zeros(a, mapped(a, subst))
+
+    def own(self, var, subst):
+        """``var``'s tangent as an array this sweep may write into."""
+        t = self.tangent(var)
+        if t is None:
+            return self.zeros(var, mapped(var, subst))
+        if var in self.owned:
+            return t
+        return self.L.apply("copy", [t], COPY, hint="d" + var.hint)
+
+    def share(self, args):
+        """A new tangent may alias these arguments' tangents: they are no longer owned."""
+        for a in args:
+            self.owned.discard(a)
+
+    # --- applications ----------------------------------------------------------------
+    def apply(self, stmt, subst):
+        prim, out = stmt.prim, stmt.outs[0]
+        args = [mapped(a, subst) for a in stmt.args]
+        skip = SHAPE_ONLY.get(prim.name, ())
+        tans = [None if k in skip else self.tangent(a) for k, a in enumerate(stmt.args)]
+        if prim.mutates:
+            return self.apply_inplace(stmt, subst, args, tans)
+        new = clone_stmt(stmt, subst)
+        self.L.stmts.append(new)
+        if not self.active(out) or all(t is None for t in tans):
+            return
+        if prim.name in MULTILINEAR or any(t is not None and isinstance(a.type, A.ListOf)
+                                           for a, t in zip(args, tans)):
+            t = self.multilinear(stmt, args, tans)
+        elif prim.vjp is not None:
+            t = self.transposed(stmt, args, new.outs[0], tans)
+        elif prim.name == "extern":
+            raise UnsupportedSyntaxError(
+                f"`{describe_extern(stmt.params['name'])}` has no derivative rule, and its input depends on "
+                "the arguments being differentiated", stmt.loc,
+                "wrap it with sstad.custom_jvp or sstad.custom_vjp to give it a rule (docs/ad.md, 'Custom rules')")
+        else:
+            raise UnsupportedSyntaxError(f"no derivative rule for `{prim.name}`", stmt.loc,
+                                         "register one next to the primitive with defvjp (docs/ad.md)")
+        if isinstance(out.type, A.Array):
+            self.share(a for a, t0 in zip(stmt.args, tans) if t0 is not None)
+        self.set(out, t, owned=prim.name == "copy")
+
+    def multilinear(self, stmt, args, tans):
+        total = None
+        for k, t in enumerate(tans):
+            if t is None:
+                continue
+            replaced = list(args)
+            replaced[k] = t
+            part = self.L.apply(stmt.prim.name, replaced, dict(stmt.params), hint="d" + stmt.outs[0].hint)
+            total = part if total is None else self.L.apply("op.add", [total, part], hint=part.hint)
+        return total
+
+    def transposed(self, stmt, args, out, tans):
+        """``J v`` from the reverse rule ``dout -> J^T dout``, by reverse mode through it."""
+        active = [k for k, t in enumerate(tans) if t is not None]
+        joint = transposed_rule(stmt, active)
+        actual = [a for a, orig in zip(args, stmt.args) if isinstance(orig, ir.Var)] + [out, out]
+        actual += [tans[k] for k in joint.active]
+        subst = dict(zip(joint.params, actual))
+        for s in joint.body.stmts:
+            self.L.stmts.append(clone_stmt(s, subst))
+        return mapped(joint.body.results[-1], subst)
+
+    def apply_inplace(self, stmt, subst, args, tans):
+        name, out, x = stmt.prim.name, stmt.outs[0], stmt.args[0]
+        if name == "list.append":
+            self.L.stmts.append(clone_stmt(stmt, subst))
+            if self.active(out):
+                dl = self.tan.get(x)
+                if dl is None:
+                    raise SstadError("internal: an active list without a tangent list", stmt.loc)
+                value = tans[1] if tans[1] is not None else self.zeros(stmt.args[1], args[1])
+                self.tan[out] = self.L.apply("list.append", [dl, value], hint=dl.hint)
+            return
+        if not self.active(out):
+            self.L.stmts.append(clone_stmt(stmt, subst))
+            return
+        if name in ("setitem", "index_add") or name in ("iop.add", "iop.sub"):
+            dx = self.own(x, subst)
+            value = tans[1]
+            if value is None and name == "setitem":
+                value = ir.Const(0.0)
+            if value is not None:
+                dx = self.L.apply(name, [dx, value] + args[2:], dict(stmt.params), hint=dx.hint)
+            self.L.stmts.append(clone_stmt(stmt, subst))
+            self.set(out, dx, owned=True)
+            return
+        # x op= v: the tangent of ``x op v`` from the values before the write
+        op = lookup("op." + name.split(".", 1)[1])
+        result = self.L.apply(op.name, args[:2])
+        probe = ir.Apply([ir.Var("t", result.type)], op, [stmt.args[0], stmt.args[1]], {}, stmt.loc)
+        t = self.transposed(probe, args[:2], result, tans[:2])
+        t = self.L.apply("copy", [self.fit(self.L.atom(t, None), out)], COPY, hint="d" + out.hint) \
+            if isinstance(out.type, A.Array) else t
+        self.L.stmts.append(clone_stmt(stmt, subst))
+        self.set(out, t, owned=True)
+
+    # --- calls ----------------------------------------------------------------------
+    def callee_jvp(self, callee):
+        if callee not in self.callees:
+            wrt = [i for i, p in enumerate(callee.params) if differentiable(p)]
+            shell = ir.Function(callee.name + "_jvp", [], ir.Block([], [], []), callee.loc)
+            self.callees[callee] = shell
+            built = ForwardMode(self.callees).jvp(callee, wrt)
+            shell.params, shell.body = built.params, built.body
+        return self.callees[callee]
+
+    def call(self, stmt, subst):
+        if not any(self.active(o) for o in stmt.outs):
+            self.L.stmts.append(clone_stmt(stmt, subst))
+            return
+        fn = self.callee_jvp(stmt.callee)
+        args = [mapped(a, subst) for a in stmt.args]
+        tangents = [self.tangent_or_zeros(a, subst) for a, p in zip(stmt.args, stmt.callee.params)
+                    if differentiable(p)]
+        outs = [ir.Var(o.hint, o.type) for o in stmt.outs]
+        floats = [o for o in stmt.outs if _is_float(o)]
+        douts = [ir.Var("d" + o.hint, o.type) for o in floats]
+        self.L.stmts.append(ir.Call(outs + douts, fn, args + tangents, stmt.loc))
+        subst.update(zip(stmt.outs, outs))
+        for o, d in zip(floats, douts):
+            if self.active(o):
+                self.set(o, d)
+
+    # --- control flow -------------------------------------------------------------------
+    def branch(self, stmt, subst):
+        before_tan, before_owned = dict(self.tan), set(self.owned)
+        active_outs = [k for k, o in enumerate(stmt.outs) if self.active(o)]
+
+        def side(block):
+            self.tan, self.owned = dict(before_tan), set(before_owned)
+            stmts = self.collect(lambda: self.block(block.stmts, subst))
+            douts = []
+
+            def finish():
+                for k in active_outs:
+                    douts.append(self.tangent_or_zeros(block.results[k], subst))
+            stmts += self.collect(finish)
+            return ir.Block([], stmts, [mapped(r, subst) for r in block.results] + douts), self.owned
+        then, owned_then = side(stmt.then)
+        orelse, owned_else = side(stmt.orelse)
+        new = ir.If([], mapped(stmt.cond, subst), then, orelse, stmt.loc)
+        new.outs = [ir.Var(o.hint, o.type) for o in stmt.outs]
+        subst.update(zip(stmt.outs, new.outs))
+        self.tan, self.owned = before_tan, before_owned & owned_then & owned_else
+        for k in active_outs:
+            d = ir.Var("d" + stmt.outs[k].hint, stmt.outs[k].type)
+            new.outs.append(d)
+            self.tan[stmt.outs[k]] = d
+        self.L.stmts.append(new)
+
+    def loop(self, stmt, subst):
+        is_for = isinstance(stmt, ir.For)
+        params = stmt.body.params[1:] if is_for else stmt.body.params
+        active = [m for m, p in enumerate(params) if self.active(p)]
+        if not active and not any(self.active(o) for o in stmt.outs):
+            self.L.stmts.append(clone_stmt(stmt, subst))
+            return
+        mutates = any(isinstance(s, ir.Apply) and s.prim.mutates for s in ir.walk(stmt.body))
+        inits = [mapped(a, subst) for a in stmt.inits]
+        tan_inits = []
+        for m in active:
+            init, p = stmt.inits[m], params[m]
+            if isinstance(p.type, A.ListOf):
+                t = self.tan.get(init)
+                if t is None:
+                    raise UnsupportedSyntaxError("forward mode through a list that a loop starts filling "
+                                                 "with constants", stmt.loc, "start from an empty list")
+            elif mutates and isinstance(p.type, A.Array) and isinstance(init, ir.Var):
+                t = self.own(init, subst)       # the body writes into it: one private copy
+            else:
+                t = self.tangent_or_zeros(init, subst)
+            tan_inits.append(t)
+        new_params = [ir.Var(p.hint, p.type) for p in stmt.body.params]
+        tan_params = [ir.Var("d" + params[m].hint, params[m].type) for m in active]
+        body_subst = dict(subst)
+        body_subst.update(zip(stmt.body.params, new_params))
+        outer_tan, outer_owned = dict(self.tan), set(self.owned)
+        for m, t in zip(active, tan_params):
+            self.tan[params[m]] = t
+            if mutates:
+                self.owned.add(params[m])
+
+        def body():
+            self.block(stmt.body.stmts, body_subst)
+            results = []
+            for m in active:
+                r = stmt.body.results[m]
+                t = self.tangent_or_zeros(r, body_subst)
+                if mutates and isinstance(r.type, A.Array) and isinstance(r, ir.Var) and r not in self.owned:
+                    t = self.L.apply("copy", [t], COPY, hint=t.hint)   # next iteration writes into it
+                results.append(t)
+            return results
+        body_stmts = []
+        tan_results = []
+        body_stmts = self.collect(lambda: tan_results.extend(body()))
+        new_body = ir.Block(new_params + tan_params, body_stmts,
+                            [mapped(r, body_subst) for r in stmt.body.results] + tan_results)
+        outs = [ir.Var(o.hint, o.type) for o in stmt.outs]
+        tan_outs = [ir.Var("d" + stmt.outs[m].hint, stmt.outs[m].type) for m in active]
+        if is_for:
+            new = ir.For(outs + tan_outs, inits + tan_inits, mapped(stmt.start, subst), mapped(stmt.stop, subst),
+                         mapped(stmt.step, subst), new_body, stmt.loc)
+        else:
+            cond_subst = dict(subst)
+            carried = new_params + tan_params
+            cond_subst.update(zip(stmt.cond.params, new_params))
+            cond = ir.Block(carried, [clone_stmt(s, cond_subst) for s in stmt.cond.stmts],
+                            [mapped(r, cond_subst) for r in stmt.cond.results])
+            new = ir.While(outs + tan_outs, inits + tan_inits, cond, new_body, stmt.loc)
+        subst.update(zip(stmt.outs, outs))
+        self.tan, self.owned = outer_tan, outer_owned
+        for m, d in zip(active, tan_outs):
+            self.tan[stmt.outs[m]] = d
+            if mutates:
+                self.owned.add(stmt.outs[m])
+        self.L.stmts.append(new)
+
+
+def _is_float(a):
+    t = getattr(a, "type", None)
+    return isinstance(t, (A.Scalar, A.Array)) and t.dtype.kind in "fc"
+
+
+# --- JVPs derived from reverse rules ------------------------------------------------
+_TRANSPOSED = {}
+
+
+def transposed_rule(stmt, active):
+    """The reverse rule of ``stmt``'s primitive, transposed: a function of
+    (variable args..., out, dout, tangents of args[active]...) whose last result is J v."""
+    key = (stmt.prim.name, tuple(repr(a.type) if isinstance(a, ir.Var) else ("const", repr(a.value))
+                                 for a in stmt.args), repr(stmt.params), repr(stmt.outs[0].type), tuple(active))
+    joint = _TRANSPOSED.get(key)
+    if joint is None:
+        joint = _build_transposed(stmt, active)
+        _TRANSPOSED[key] = joint
+    return joint
+
+
+def _build_transposed(stmt, active):
+    from sstad.ad.reverse import ReverseMode   # reverse imports nothing of ours
+    lowerer = Lowerer()
+    reverse = ReverseMode(lowerer)
+    lowerer.stmts, lowerer.loc = [], stmt.loc
+    args = [ir.Var(a.hint, a.type) if isinstance(a, ir.Var) else a for a in stmt.args]
+    out = ir.Var("out", stmt.outs[0].type)
+    dout = ir.Var("dout", out.type)
+    cts = dict(reverse.call_rule(stmt.prim.vjp, stmt, {}, out, dout, args=args))
+    results, seeded_args = [], []
+    for k in active:
+        ct = cts.get(k)
+        if ct is None:
+            continue
+        ct = lowerer.atom(ct, None)
+        target = args[k].type
+        if isinstance(target, A.Array) and not isinstance(ct.type, A.Array):
+            zeros = lowerer.apply("zeros_like", [args[k]], {"layout": ((Slot(0),), {})})
+            ct = lowerer.apply("op.add", [zeros, ct])
+        ct = lowerer.cast(ct, A.Array(target.dtype, ct.type.ndim) if isinstance(ct.type, A.Array)
+                          else A.Scalar(target.dtype, getattr(target, "weak", False)), lowerer.stmts)
+        results.append(ct)
+        seeded_args.append(k)
+    params = [a for a in args if isinstance(a, ir.Var)] + [out, dout]
+    fn = ir.Function("rule", params, ir.Block(params, lowerer.stmts, results), stmt.loc)
+    joint = ReverseMode(Lowerer()).joint(fn, [len(params) - 1], list(range(len(results))))
+    joint.active = seeded_args
+    return joint
