@@ -70,7 +70,7 @@ class Jitted:
             raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
         self.fn, self.backend, self.fallback = fn, backend, fallback
         self._compiled = {}
-        functools.update_wrapper(self, fn)
+        functools.update_wrapper(self, fn, updated=())
 
     def specialise(self, args):
         key = _signature(args)

@@ -49,7 +49,7 @@ class _Transform:
     def __init__(self, fun, **options):
         self.fun = getattr(fun, "fn", fun)     # accept an sstad.jit object too
         self.options = options
-        functools.update_wrapper(self, self.fun)
+        functools.update_wrapper(self, self.fun, updated=())
         self._interpreted = Jitted(self, backend="python", fallback=False)
 
     def __call__(self, *args):

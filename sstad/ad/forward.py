@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from sstad.ad.activity import active_values
-from sstad.ad.lists import float_list
+from sstad.ad.lists import float_list, list_roots
 from sstad.ad.structural import differentiable
 from sstad.errors import SstadError, UnsupportedSyntaxError
 from sstad.frontend.lower import Lowerer
@@ -61,6 +61,9 @@ class ForwardMode:
         """``fn`` -> a function of (params..., tangents of params[wrt]...) returning
         (results..., tangents of the float results...)."""
         self.act = active_values(fn, wrt)
+        roots = list_roots(fn.body, {})        # all versions of a list share one tangent list
+        active_roots = {roots.get(v, v) for v in self.act if float_list(v)}
+        self.act |= {v for v, root in roots.items() if root in active_roots} | active_roots
         subst = {p: ir.Var(p.hint, p.type) for p in fn.params}
         params = [subst[p] for p in fn.params]
         tangents = []
@@ -132,6 +135,8 @@ class ForwardMode:
             return t
         if isinstance(a, ir.Const):
             return ir.Const(a.value * 0, a.type)
+        if isinstance(a, ir.Undef):
+            return ir.Undef(a.type)
         return self.zeros(a, mapped(a, subst))
 
     def own(self, var, subst):
@@ -158,6 +163,10 @@ class ForwardMode:
             return self.apply_inplace(stmt, subst, args, tans)
         new = clone_stmt(stmt, subst)
         self.L.stmts.append(new)
+        if prim.name == "list.new" and self.active(out):
+            self.tan[out] = ir.Var("d" + out.hint, out.type)
+            self.L.stmts.append(ir.Apply([self.tan[out]], prim, [], {}, stmt.loc))
+            return
         if not self.active(out) or all(t is None for t in tans):
             return
         if prim.name in MULTILINEAR or any(t is not None and isinstance(a.type, A.ListOf)
