@@ -1,0 +1,2 @@
+"""Regression cases found by the program fuzzer (sstad.testing), reduced by hand/Hypothesis."""
+KNOWN = ()
