@@ -269,8 +269,11 @@ class _Checker:
             except NotSmoothError as exc:
                 lines.append(f"  {self.arg_label(path)}: not checkable alone ({exc})")
                 continue
-            got = T.inner(cts, v_k)
-            scale = max(abs(num), abs(got), T.abs_inner(cts, v_k))
+            ct = ct_by_path.get(path)
+            got = 0.0 if ct is None else float(np.sum(np.asarray(ct, np.float64) * np.asarray(
+                T.float_leaves(v_k)[k], np.float64)))
+            scale = max(abs(num), abs(got), abs(float(np.sum(np.abs(np.asarray(ct if ct is not None else 0.0) *
+                                                                     np.asarray(T.float_leaves(v_k)[k]))))))
             ok = self.close(num, got, scale, err)
             mark = "ok" if ok else "MISMATCH"
             lines.append(f"  {self.arg_label(path)} {T.describe(leaf)}: numeric {num!r}, sstad {got!r}  {mark}")
@@ -348,7 +351,7 @@ def check_grads(f, args, order=1, modes=("fwd", "rev"), eps=None, atol=None, rto
         raise ValueError(f"check_grads: unknown modes {sorted(unknown)}; use 'fwd' and/or 'rev'")
     checker = _Checker(f, args, eps, atol, rtol, backend, seed, order, top)
     if check_value and _top is None:
-        checker.check_value()
+        _tagged(checker.check_value, "value", order)
     did_fwd = False
     if "rev" in modes:
         _tagged(checker.check_rev, "rev", order)

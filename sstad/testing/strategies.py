@@ -197,8 +197,10 @@ class Program:
                 last = exc
                 args = _jitter(self._args, rng, 0.05 * (attempt + 1))
             except AssertionError as exc:
-                raise AssertionError(f"{exc}\n\nprogram ({self.path}):\n{self.source}\n"
-                                     f"# args: {self.name}({self.args_text(args)})") from None
+                error = AssertionError(f"{exc}\n\nprogram ({self.path}):\n{self.source}\n"
+                                       f"# args: {self.name}({self.args_text(args)})")
+                error.check_grads_mode = getattr(exc, "check_grads_mode", "?")
+                raise error from None
         if on_not_smooth == "reject":
             from hypothesis import reject
             reject()
