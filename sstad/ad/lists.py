@@ -22,7 +22,7 @@ def list_roots(block, roots):
     """Map every version of a run-time list (appends, loop-carried, branch outputs) to the
     value that created it: all versions are one Python list, with one adjoint list."""
     for stmt in block.stmts:
-        if isinstance(stmt, ir.Apply) and stmt.prim.name == "list.append":
+        if isinstance(stmt, ir.Apply) and stmt.prim.mutates and isinstance(stmt.args[0].type, A.ListOf):
             roots[stmt.outs[0]] = roots.get(stmt.args[0], stmt.args[0])
         elif isinstance(stmt, (ir.For, ir.While)):
             params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
@@ -92,6 +92,22 @@ class ListAdjoints:
 
     def put_list_adjoint(self, var, value):
         self.adjoints.env[f"dlist#{self.roots.get(var, var).id}"] = value
+
+    def back_list_write(self, stmt, index_atoms):
+        """``L[i] = v``: v's cotangent is dL[i], which the write then zeroes."""
+        dl = self.list_adjoint(stmt.outs[0])
+        if dl is None:
+            return
+        position = index_atoms[0]
+        if self.active(stmt.args[1]):
+            self.accumulate(stmt.args[1], self.L.apply("getitem", [dl, position], {"index": (Slot(1),)},
+                                                        hint="d" + stmt.args[1].hint))
+        zero = ir.Const(0.0, dl.type.elem) if isinstance(dl.type.elem, A.Scalar) else None
+        if zero is None:
+            raise UnsupportedSyntaxError("reverse mode through writes into a list of arrays is not supported",
+                                         stmt.loc, "keep the values in a preallocated array")
+        self.put_list_adjoint(stmt.outs[0], self.L.apply("setitem", [dl, zero, position], {"index": (Slot(2),)},
+                                                         hint=dl.hint))
 
     def add_to_list_adjoint(self, lst, position, ct):
         """dL[position] += ct."""

@@ -242,7 +242,7 @@ class ReverseMode(ListAdjoints):
             index = tuple(Slot(i - 1) if isinstance(i, Slot) else shift_slice(i) for i in stmt.params["index"])
             old = self.L.apply("getitem", [x] + [mapped(a, subst) for a in stmt.args[2:]], {"index": index},
                                hint="old")
-        elif name.startswith("iop."):
+        elif name.startswith("iop.") or name == "index_add":
             old = x
         else:
             return
@@ -426,6 +426,8 @@ class ReverseMode(ListAdjoints):
             index_atoms = [mapped(a, subst) for a in stmt.args[2:]]
             self.L.apply("setitem", [x_now, old] + index_atoms, {"index": stmt.params["index"], "keep": True},
                          hint=x_now.hint)
+            if isinstance(out.type, A.ListOf):
+                return self.back_list_write(stmt, index_atoms)
             if dout is None:
                 return
             read = tuple(Slot(i - 1) if isinstance(i, Slot) else shift_slice(i) for i in stmt.params["index"])
@@ -442,6 +444,8 @@ class ReverseMode(ListAdjoints):
                 self.drop([out])
                 self.accumulate(stmt.args[0], rest, owned=True)
             return
+        if name == "index_add":
+            return self.back_index_add(stmt, subst, x_now, old, dout)
         # x op= v: restore x, then differentiate ``x op v`` from the restored value
         self.L.apply("setitem", [x_now, old], {"index": (Ellipsis,), "keep": True}, hint=x_now.hint)
         if dout is None:
@@ -453,6 +457,21 @@ class ReverseMode(ListAdjoints):
             a = stmt.args[k]
             if self.active(a) and ct is not None:
                 self.accumulate(a, ct)
+
+    def back_index_add(self, stmt, subst, x_now, old, dout):
+        """``x[idx] += v`` with repeats adding up: dx = dout, dv = dout[idx]."""
+        self.L.apply("setitem", [x_now, old], {"index": (Ellipsis,), "keep": True}, hint=x_now.hint)
+        if dout is None:
+            return
+        out, values = stmt.outs[0], stmt.args[1]
+        if self.active(values):
+            read = tuple(Slot(i - 1) if isinstance(i, Slot) else shift_slice(i) for i in stmt.params["index"])
+            dv = self.L.apply("getitem", [dout] + [mapped(a, subst) for a in stmt.args[2:]], {"index": read})
+            if isinstance(dv.type, A.Array):      # not a view of an adjoint that may be updated in place
+                dv = self.L.apply("copy", [dv], {"layout": ((Slot(0),), {})}, hint="d" + values.hint)
+            self.accumulate(values, self.L.call_numpy("unbroadcast", [dv, mapped(values, subst)], {}, None))
+        if self.active(stmt.args[0]):
+            self.accumulate(stmt.args[0], dout, self.owned(out))
 
     def range_length(self, start, stop, step):
         """len(range(start, stop, step)) for a constant positive step: no counter needed,
