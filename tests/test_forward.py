@@ -62,7 +62,7 @@ def test_rule_jvp_python_only(label, fn, make_args):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", DIFFERENTIABLE)
-@settings(max_examples=4, deadline=None)
+@settings(max_examples=3, deadline=None)
 @given(data=st.data(), seed=st.integers(0, 2 ** 32 - 1))
 def test_corpus_jvp(name, backend, data, seed):
     fn, strategy = CORPUS[name]

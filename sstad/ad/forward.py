@@ -24,6 +24,8 @@ from sstad.frontend.scope import Scope
 from sstad.ir import nodes as ir
 from sstad.ir.clone import atom as mapped, clone_stmt
 from sstad.runtime import abstract as A
+from sstad.frontend.source import function_node
+from sstad.runtime.custom import jvp_rule, vjp_rule
 from sstad.runtime.extern import describe as describe_extern
 from sstad.runtime.primitive import Slot, lookup
 
@@ -256,6 +258,9 @@ class ForwardMode:
         if not any(self.active(o) for o in stmt.outs):
             self.L.stmts.append(clone_stmt(stmt, subst))
             return
+        custom = getattr(stmt.callee, "custom", None)
+        if custom is not None:
+            return self.call_custom(stmt, subst, custom)
         fn = self.callee_jvp(stmt.callee)
         args = [mapped(a, subst) for a in stmt.args]
         tangents = [self.tangent_or_zeros(a, subst) for a, p in zip(stmt.args, stmt.callee.params)
@@ -268,6 +273,24 @@ class ForwardMode:
         for o, d in zip(floats, douts):
             if self.active(o):
                 self.set(o, d)
+
+    def call_custom(self, stmt, subst, custom):
+        """A function with user rules: inline its jvp, or transpose its bwd."""
+        new = clone_stmt(stmt, subst)
+        self.L.stmts.append(new)
+        args = [mapped(a, subst) for a in stmt.args]
+        tans = [self.tangent_or_zeros(a, subst) for a in stmt.args]
+        out = stmt.outs[0]
+        if custom.jvp is not None:
+            rule = jvp_rule(custom.jvp, len(args))
+            node, filename = function_node(rule)
+            t = self.L.inline(rule, node, filename, args + tans, {}, node, parent=None)
+        elif custom.bwd is not None:
+            probe = ir.Apply(stmt.outs, _CustomVJP(custom, len(args)), stmt.args, {}, stmt.loc)
+            t = self.transposed(probe, args, new.outs[0], [self.tangent(a) for a in stmt.args])
+        else:
+            raise UnsupportedSyntaxError(f"`{custom.__name__}` has neither defvjp nor defjvp rules", stmt.loc)
+        self.set(out, t)
 
     # --- control flow -------------------------------------------------------------------
     def branch(self, stmt, subst):
@@ -362,6 +385,39 @@ class ForwardMode:
             if mutates:
                 self.owned.add(stmt.outs[m])
         self.L.stmts.append(new)
+
+
+class _CustomVJP:
+    """Stands for a custom function's primitive when its bwd is transposed."""
+
+    def __init__(self, custom, arity):
+        self.name = f"custom:{id(custom)}"
+        self.vjp = vjp_rule(custom.fwd, custom.bwd, arity)
+        self.mutates = False
+
+
+def transposed_jvp(reverse, custom, stmt, subst, dout):
+    """Cotangents of a custom function with only a JVP rule: reverse mode through
+    ``jvp_rule(args..., tangents...)`` with respect to the tangents (it is linear in them)."""
+    from sstad.ad.reverse import ReverseMode
+    lowerer = _fresh_lowerer()
+    lowerer.loc = stmt.loc
+    args = [ir.Var(a.hint, a.type) if isinstance(a, ir.Var) else a for a in stmt.args]
+    tangents = [ir.Var("d" + getattr(a, "hint", "x"), a.type) for a in stmt.args]
+    rule = jvp_rule(custom.jvp, len(args))
+    node, filename = function_node(rule)
+    t = lowerer.atom(lowerer.inline(rule, node, filename, args + tangents, {}, node, parent=None), None)
+    params = [a for a in args if isinstance(a, ir.Var)] + tangents
+    fn = ir.Function("jvp_rule", params, ir.Block(params, lowerer.stmts, [t]), stmt.loc)
+    n_var = len(params) - len(tangents)
+    joint = ReverseMode(Lowerer()).joint(fn, list(range(n_var, len(params))), [0])
+    actual = [mapped(a, subst) for a in stmt.args if isinstance(a, ir.Var)]
+    actual += [mapped(a, subst) for a in stmt.args]     # any value: the rule is linear in them
+    inner = dict(zip(joint.params, actual + [dout]))
+    for s in joint.body.stmts:
+        reverse.L.stmts.append(clone_stmt(s, inner))
+    cts = [mapped(r, inner) for r in joint.body.results[1:]]
+    return list(enumerate(cts))
 
 
 def _is_float(a):

@@ -28,6 +28,7 @@ from sstad.frontend.source import function_node
 from sstad.ir import nodes as ir
 from sstad.ir.clone import atom as mapped, clone_block, clone_stmt
 from sstad.runtime import abstract as A
+from sstad.runtime.custom import vjp_rule
 from sstad.runtime.extern import describe as describe_extern
 from sstad.runtime.primitive import Slot, fill, lookup
 
@@ -337,6 +338,9 @@ class ReverseMode(ListAdjoints):
         douts = [self.get(o) for o in stmt.outs]
         if all(d is None for d in douts):
             return
+        custom = getattr(stmt.callee, "custom", None)
+        if custom is not None:
+            return self.back_custom(stmt, subst, custom, douts)
         vjp_fn, wrt, seeded = self.callee_vjp(stmt.callee)
         if not wrt:
             return
@@ -350,6 +354,26 @@ class ReverseMode(ListAdjoints):
         for i, g in zip(wrt, outs[n:]):
             if self.active(stmt.args[i]):
                 self.accumulate(stmt.args[i], g)
+
+    def back_custom(self, stmt, subst, custom, douts):
+        """A function with user rules: inline bwd(fwd(args)[1], dout), or transpose its jvp."""
+        if len(stmt.outs) != 1:
+            raise UnsupportedSyntaxError("a function with custom rules must return one array or float",
+                                         stmt.loc)
+        as_apply = ir.Apply(stmt.outs, None, stmt.args, {}, stmt.loc)
+        out = mapped(stmt.outs[0], subst)
+        if custom.bwd is not None:
+            rule = vjp_rule(custom.fwd, custom.bwd, len(stmt.args))
+            pairs = self.call_rule(rule, as_apply, subst, out, douts[0])
+        elif custom.jvp is not None:
+            from sstad.ad.forward import transposed_jvp
+            pairs = transposed_jvp(self, custom, stmt, subst, douts[0])
+        else:
+            raise UnsupportedSyntaxError(f"`{custom.__name__}` has neither defvjp nor defjvp rules", stmt.loc)
+        for k, ct in pairs:
+            a = stmt.args[k]
+            if self.active(a) and ct is not None:
+                self.accumulate(a, ct)
 
     def back_apply(self, stmt, subst, saved):
         prim, out = stmt.prim, stmt.outs[0]

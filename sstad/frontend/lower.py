@@ -128,18 +128,21 @@ class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
         body = ir.Block([p for p in params if isinstance(p, ir.Var)], self.stmts, results)
         return ir.Function(name, body.params, body, loc), out_tree
 
-    def call_recursive(self, fn, args, kwargs, node):
-        """A call to a function being lowered: a real call to its own specialisation."""
+    def call_recursive(self, fn, args, kwargs, node, custom=None):
+        """A call to a function being lowered: a real call to its own specialisation.
+        (Also how a function with custom rules is called: ``custom`` is its
+        :class:`sstad.custom.CustomFunction`, which the derivative transforms read.)"""
         fn_node, _ = function_node(fn)
         env = self.bind_arguments(fn_node.args, self.python_defaults(fn, fn_node), args, kwargs,
                                   node, fn.__name__)
         ordered = tuple(env[p.id] for p in fn_node.args.args + fn_node.args.kwonlyargs)
         treedef, leaves = flatten(ordered)
         atoms = [self.atom(v, node) for v in leaves]
-        key = (fn, repr(treedef), tuple(str(a.type) for a in atoms))
+        key = (fn, custom, repr(treedef), tuple(str(a.type) for a in atoms))
         if key not in self.functions:
             self.functions[key] = {"function": None, "guess": (("leaf",), [A.UNKNOWN]), "used": False}
             self.specialise(fn, key, treedef, atoms)
+            self.functions[key]["function"].custom = custom
         entry = self.functions[key]
         out_tree, out_types = entry["guess"]
         entry["used"] = True

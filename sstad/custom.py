@@ -1,0 +1,53 @@
+"""User-defined derivative rules: ``custom_vjp``, ``custom_jvp`` and ``stop_gradient``.
+
+A custom function is lowered as a function of its own (like a recursive helper) and
+called; the derivative transforms see the call and use the user's rules instead of
+differentiating its body:
+
+* reverse mode inlines ``bwd(residuals, dout)``, with the residuals from ``fwd(*args)``
+  (JAX semantics: ``fwd`` returns ``(out, residuals)``, ``bwd`` a tuple of cotangents);
+* forward mode inlines ``jvp(primals, tangents) -> (out, tangent_out)``; with only a
+  VJP rule it transposes ``bwd`` (it is linear in ``dout``), and reverse mode with only a
+  JVP rule transposes ``jvp`` (linear in the tangents).
+
+The arguments are arrays or floats and the result one array or float.
+"""
+import functools
+
+from sstad.runtime.custom import stop_gradient  # noqa: F401  (re-exported as sstad.stop_gradient)
+
+
+class CustomFunction:
+    """A function with user-given derivative rules; call it like the function."""
+
+    def __init__(self, fun):
+        self.fun = fun
+        self.fwd = self.bwd = self.jvp = None
+        functools.update_wrapper(self, fun, updated=())
+
+    def __call__(self, *args, **kwargs):
+        return self.fun(*args, **kwargs)
+
+    def defvjp(self, fwd, bwd):
+        """``fwd(*args) -> (out, residuals)``; ``bwd(residuals, dout) -> (d_arg, ...)``."""
+        self.fwd, self.bwd = fwd, bwd
+        return self
+
+    def defjvp(self, jvp):
+        """``jvp(primals, tangents) -> (out, tangent_out)``, both tuples in."""
+        self.jvp = jvp
+        return jvp
+
+
+def custom_vjp(fun):
+    """Give ``fun`` a reverse-mode rule with ``.defvjp(fwd, bwd)`` (JAX semantics).
+
+    >>> import numpy as np, sstad
+    >>> relu = sstad.custom_vjp(lambda x: np.maximum(x, 0.0))
+    """
+    return CustomFunction(fun)
+
+
+def custom_jvp(fun):
+    """Give ``fun`` a forward-mode rule with ``.defjvp(jvp)`` (JAX semantics)."""
+    return CustomFunction(fun)
