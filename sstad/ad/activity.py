@@ -69,3 +69,24 @@ def _mark(stmt, param, active):
     if isinstance(stmt, ir.While):
         k = stmt.body.params.index(param)
         active.add(stmt.cond.params[k])
+
+
+def needed_carried(loop, params, has_adjoint):
+    """The carried values of ``loop`` whose adjoints can be nonzero: those whose output
+    has an adjoint, and those that a needed one depends on in the body.  The backward
+    loop carries adjoints only for these, so a dead value's rule never runs on a zero
+    cotangent (``0 * inf`` would be NaN)."""
+    feeds = []
+    for p in params:
+        reach = {p}
+        _block(loop.body, reach)
+        feeds.append({k for k, r in enumerate(loop.body.results) if _is_active(r, reach)})
+    needed = {m for m, flag in enumerate(has_adjoint) if flag}
+    grew = True
+    while grew:
+        grew = False
+        for m in range(len(params)):
+            if m not in needed and feeds[m] & needed:
+                needed.add(m)
+                grew = True
+    return needed

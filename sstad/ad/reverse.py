@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 
-from sstad.ad.activity import active_values
+from sstad.ad.activity import active_values, needed_carried
 from sstad.ad.lists import LIST_READS, ListAdjoints, float_list, list_roots
 from sstad.ad.structural import STRUCTURAL, shift_slice, differentiable
 from sstad.errors import SstadError, UnsupportedSyntaxError
@@ -534,8 +534,9 @@ class ReverseMode(ListAdjoints):
         offset = 1 if is_for else 0
         uid = next(_uids)
         ckeys = {}
+        needed = needed_carried(stmt, params, [self.get(o) is not None for o in stmt.outs])
         for m, (out, p) in enumerate(zip(stmt.outs, params)):
-            if self.active(p):
+            if self.active(p) and m in needed:
                 ckeys[m] = f"%d{p.hint}#c{uid}_{m}"
                 d = self.get(out)
                 self.set_slot(ckeys[m], d if d is not None else self.zeros(out, mapped(out, subst)),
