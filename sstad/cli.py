@@ -1,4 +1,4 @@
-"""The ``sstad`` command: ``sstad dump FILE.py:FUNC --args "..." [--grad|--vjp]
+"""The ``sstad`` command: ``sstad dump FILE.py:FUNC --args "..." [--grad [--grad]|--vjp|--jvp]
 --emit ir|python|llvm``."""
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import numpy as np
 
 from sstad.api import STAGES, dump
 from sstad.errors import SstadError
+from sstad.jacobians import pushforward
 from sstad.transforms import grad, pullback
 
 
@@ -55,17 +56,22 @@ def main(argv=None):
     dump_cmd.add_argument("--after", metavar="PASS", default=None,
                           help="show the IR after this pass ('lowering' for before any pass)")
     mode = dump_cmd.add_mutually_exclusive_group()
-    mode.add_argument("--grad", action="store_true",
-                      help="the reverse-mode gradient (of a scalar function, w.r.t. its first argument)")
+    mode.add_argument("--grad", action="count", default=0,
+                      help="the reverse-mode gradient (of a scalar function, w.r.t. its first argument); "
+                           "twice for the second derivative, and so on")
     mode.add_argument("--vjp", action="store_true",
                       help="the pullback: --args are the primals, followed by the output cotangent")
+    mode.add_argument("--jvp", action="store_true",
+                      help="the forward-mode pushforward: --args are the primals, then one tangent each")
     options = parser.parse_args(argv)
     fn, module = load_function(options.target)
     args = parse_args_text(options.args, module)
-    if options.grad:
+    for _ in range(options.grad):
         fn = grad(fn)
-    elif options.vjp:
+    if options.vjp:
         fn = pullback(fn)
+    elif options.jvp:
+        fn = pushforward(fn)
     try:
         text = dump(fn, *args, emit=options.emit, after=options.after)
     except SstadError as exc:

@@ -22,7 +22,7 @@ class CustomFunction:
 
     def __init__(self, fun):
         self.fun = fun
-        self.fwd = self.bwd = self.jvp = None
+        self.fwd = self.bwd = self.jvp = self.bprop = None
         functools.update_wrapper(self, fun, updated=())
 
     def __call__(self, *args, **kwargs):
@@ -32,6 +32,20 @@ class CustomFunction:
         """``fwd(*args) -> (out, residuals)``; ``bwd(residuals, dout) -> (d_arg, ...)``."""
         self.fwd, self.bwd = fwd, bwd
         return self
+
+    def defbprop(self, bprop):
+        """The rule-table format: ``bprop(*args, out, dout) -> (d_arg, ...)``."""
+        self.bprop = bprop
+        return bprop
+
+    def vjp_rule(self, arity):
+        """``rule(*args, out, dout)``, whichever way the user gave it."""
+        from sstad.runtime.custom import vjp_rule
+        if self.bprop is not None:
+            return self.bprop
+        if self.bwd is not None:
+            return vjp_rule(self.fwd, self.bwd, arity)
+        return None
 
     def defjvp(self, jvp):
         """``jvp(primals, tangents) -> (out, tangent_out)``, both tuples in."""
@@ -50,4 +64,20 @@ def custom_vjp(fun):
 
 def custom_jvp(fun):
     """Give ``fun`` a forward-mode rule with ``.defjvp(jvp)`` (JAX semantics)."""
+    return CustomFunction(fun)
+
+
+def primitive(fun):
+    """A new primitive from user code: its implementation is ``fun``; give it rules in
+    the same place with ``@f.defbprop`` (``bprop(*args, out, dout) -> cotangents``, the
+    rule-table format), ``f.defvjp(fwd, bwd)`` and/or ``@f.defjvp``.
+
+    >>> import numpy as np, sstad
+    >>> @sstad.primitive
+    ... def cube(x):
+    ...     return x ** 3
+    >>> @cube.defbprop
+    ... def _(x, out, dout):
+    ...     return (3.0 * x * x * dout,)
+    """
     return CustomFunction(fun)

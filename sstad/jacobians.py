@@ -23,6 +23,9 @@ from sstad.transforms import _count, _Transform, grad, lower_any, pullback
 class _Pushforward(_Transform):
     """``(*primals, *tangents) -> (out, tangent of out)``."""
 
+    def suffix(self):
+        return "_jvp"
+
     def sstad_lower(self, args):
         if len(args) % 2:
             raise SstadTypeError("pushforward takes the primals, then one tangent per primal")
@@ -40,7 +43,7 @@ class _Pushforward(_Transform):
         tangent_params = [by_leaf.get(i) or ir.Var("dx", A.of_value(v)) for i, v in enumerate(tangent_leaves)]
         fn.params = fn.params[:n_args] + tangent_params + fn.params[n_args:len(entry.params)]
         fn.body.params = fn.params
-        fn.name = self.fun.__name__ + "_jvp"
+        fn.name = self.__name__
         helpers = module.functions[:-1] + list(forward.callees.values())
         for f in helpers + [fn]:
             export_escaping(f)

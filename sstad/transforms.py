@@ -50,14 +50,21 @@ class _Transform:
         self.fun = getattr(fun, "fn", fun)     # accept an sstad.jit object too
         self.options = options
         functools.update_wrapper(self, self.fun, updated=())
+        self.__name__ = self.fun.__name__ + self.suffix()    # grad(grad(f)) is f_grad_grad
         self._interpreted = Jitted(self, backend="python", fallback=False)
 
     def __call__(self, *args):
         return self._interpreted(*args)
 
+    def suffix(self):
+        return ""
+
 
 class Grad(_Transform):
     """See :func:`grad` and :func:`value_and_grad`."""
+
+    def suffix(self):
+        return "_value_and_grad" if self.options["with_value"] else "_grad"
 
     def sstad_lower(self, args):
         argnums, has_aux = self.options["argnums"], self.options["has_aux"]
@@ -113,7 +120,7 @@ class Grad(_Transform):
         else:
             joint.body.results = grads
             tree = grads_tree
-        joint.name = self.fun.__name__ + ("_value_and_grad" if with_value else "_grad")
+        joint.name = self.__name__
         return _module(module, reverse, joint), in_tree, tree, captures
 
 
@@ -144,6 +151,9 @@ def value_and_grad(fun, argnums=0, has_aux=False, weights=()):
 class _VJP(_Transform):
     """The pullback of ``fun`` at given primals: called with (*primals, cotangent)."""
 
+    def suffix(self):
+        return "_pullback"
+
     def sstad_lower(self, args):
         primals, cotangent = args[:-1], args[-1]
         module, in_tree, out_tree, captures = lower_any(self.fun, primals)
@@ -166,7 +176,7 @@ class _VJP(_Transform):
         joint.body.params = joint.params
         joint.body.results = joint.body.results[len(entry.body.results):]
         tree = _replace_leaves(in_tree, [differentiable(p) for p in entry.params[:n_args]])
-        joint.name = self.fun.__name__ + "_pullback"
+        joint.name = self.__name__
         module = _module(module, reverse, joint)
         in_tree_all = ("tuple", tuple(in_tree[1]) + (out_tree,))
         _check_cotangent(cotangent, out_tree)

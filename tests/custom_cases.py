@@ -70,3 +70,21 @@ def wrong_loss(x):
 
 def stopped(x):
     return np.sum(x * sstad.stop_gradient(x))
+
+
+@sstad.primitive
+def softclip(x):
+    """A user primitive: implementation and rules in one place."""
+    return np.tanh(x) * 2.0
+
+
+@softclip.defbprop
+def _softclip_bprop(x, out, dout):
+    return (dout * 2.0 * (1.0 - np.tanh(x) ** 2),)
+
+
+def softclip_loss(x, w):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + softclip(x[i] * w)
+    return s

@@ -77,3 +77,27 @@ def test_dump_grad_prints_one_joint_gradient_function():
     text = result.stdout
     assert text.count("\ndef ") == 1 and "def smooth_grad(x, n):" in text
     assert "# dump_target.py:" in text and "dx" in text
+
+
+def dump_smooth(args, *flags):
+    result = subprocess.run(sstad_command() + ["dump", TARGET.replace(":damped", ":smooth"), "--args", args,
+                                               *flags, "--emit", "python"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_dump_jvp_prints_one_function_with_tangents():
+    text = dump_smooth("np.array([0.5, -1.0]), 3, np.ones(2), 0", "--jvp")
+    assert text.count("\ndef ") == 1 and "def smooth_jvp(x, n, dx, " in text
+    assert "# dump_target.py:" in text and "ds" in text
+
+
+def test_dump_second_order_is_readable_python():
+    result = subprocess.run(sstad_command() + ["dump", TARGET.replace(":damped", ":scalar_smooth"),
+                                               "--args", "0.5, 3", "--grad", "--grad", "--emit", "python"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    assert "def scalar_smooth_grad_grad(x, n):" in text, text and "# dump_target.py:" in text
+    compile(text, "<dump>", "exec")

@@ -43,3 +43,13 @@ def test_custom_jvp_in_forward_and_reverse(backend):
 def test_stop_gradient(backend):
     np.testing.assert_allclose(sstad.jit(sstad.grad(cc.stopped), backend=backend)(X), X)
     assert sstad.stop_gradient(2.5) == 2.5
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_user_primitive_with_its_rule_in_one_place(backend):
+    w, v = 0.7, np.array([0.3, -1.0, 2.0])
+    gx, gw = sstad.jit(sstad.grad(cc.softclip_loss, argnums=(0, 1)), backend=backend)(X, w)
+    expected = directional_derivative(cc.softclip_loss, (X, w), (v, 0.5), 1.0)
+    assert float(np.dot(gx, v) + gw * 0.5) == pytest.approx(expected, rel=1e-6)
+    _, t = sstad.jit(sstad.pushforward(cc.softclip_loss), backend=backend)(X, w, v, 0.5)
+    assert t == pytest.approx(expected, rel=1e-6)

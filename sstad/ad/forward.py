@@ -25,7 +25,7 @@ from sstad.ir import nodes as ir
 from sstad.ir.clone import atom as mapped, clone_stmt
 from sstad.runtime import abstract as A
 from sstad.frontend.source import function_node
-from sstad.runtime.custom import jvp_rule, vjp_rule
+from sstad.runtime.custom import jvp_rule
 from sstad.runtime.extern import describe as describe_extern
 from sstad.runtime.primitive import Slot, lookup
 
@@ -285,7 +285,7 @@ class ForwardMode:
             rule = jvp_rule(custom.jvp, len(args))
             node, filename = function_node(rule)
             t = self.L.inline(rule, node, filename, args + tans, {}, node, parent=None)
-        elif custom.bwd is not None:
+        elif custom.vjp_rule(len(args)) is not None:
             probe = ir.Apply(stmt.outs, _CustomVJP(custom, len(args)), stmt.args, {}, stmt.loc)
             t = self.transposed(probe, args, new.outs[0], [self.tangent(a) for a in stmt.args])
         else:
@@ -392,7 +392,7 @@ class _CustomVJP:
 
     def __init__(self, custom, arity):
         self.name = f"custom:{id(custom)}"
-        self.vjp = vjp_rule(custom.fwd, custom.bwd, arity)
+        self.vjp = custom.vjp_rule(arity)
         self.mutates = False
 
 

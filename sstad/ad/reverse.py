@@ -28,7 +28,6 @@ from sstad.frontend.source import function_node
 from sstad.ir import nodes as ir
 from sstad.ir.clone import atom as mapped, clone_block, clone_stmt
 from sstad.runtime import abstract as A
-from sstad.runtime.custom import vjp_rule
 from sstad.runtime.extern import describe as describe_extern
 from sstad.runtime.primitive import Slot, fill, lookup
 
@@ -362,8 +361,8 @@ class ReverseMode(ListAdjoints):
                                          stmt.loc)
         as_apply = ir.Apply(stmt.outs, None, stmt.args, {}, stmt.loc)
         out = mapped(stmt.outs[0], subst)
-        if custom.bwd is not None:
-            rule = vjp_rule(custom.fwd, custom.bwd, len(stmt.args))
+        rule = custom.vjp_rule(len(stmt.args))
+        if rule is not None:
             pairs = self.call_rule(rule, as_apply, subst, out, douts[0])
         elif custom.jvp is not None:
             from sstad.ad.forward import transposed_jvp

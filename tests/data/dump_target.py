@@ -19,3 +19,11 @@ def smooth(x, n):
         if s < 10.0:
             s = s + np.sum(np.sin(x) * x)
     return s
+
+
+def scalar_smooth(x, n):
+    s = x
+    for i in range(n):
+        if s < 10.0:
+            s = s * x + np.sin(s)
+    return s
