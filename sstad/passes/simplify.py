@@ -1,14 +1,19 @@
-"""Algebraic identities: ``x * 1``, ``1 * x``, ``x + 0``, ``0 + x``, ``x - 0``, ``x / 1``.
+"""Algebraic identities (``x * 1``, ``1 * x``, ``x + 0``, ``0 + x``, ``x - 0``, ``x / 1``),
+scalar operations on constants folded to constants, and ``where`` with a constant
+condition on scalars.
 
 Derivative rules meet constant seeds and zero offsets often (``1.0 * t``, ``0 + t``);
 the identity is dropped on scalars when it does not change the type.  Arrays keep it:
 ``y = x * 1.0`` is a new array, and folding it would let ``y += v`` write into ``x``.
 Uses of the result read the operand instead; dce removes the rest.
 """
+import numpy as np
+
 from sstad.ir import nodes as ir
 from sstad.ir.clone import substitute
 from sstad.passes import register_pass
 from sstad.runtime import abstract as A
+from sstad.runtime.primitive import Slot
 
 IDENTITIES = {"op.mul": (1, (0, 1)), "op.add": (0, (0, 1)), "op.sub": (0, (1,)),
               "op.truediv": (1, (1,))}
@@ -34,18 +39,55 @@ def _identity_operand(stmt):
     return None
 
 
+def _fold_constant(stmt):
+    """A scalar elementwise operation on constants, evaluated now (as a Const)."""
+    out = stmt.outs[0].type
+    if not (stmt.prim.elementwise and isinstance(out, A.Scalar) and stmt.args
+            and all(isinstance(a, ir.Const) for a in stmt.args)) or "layout" in stmt.params:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            value = stmt.prim.impl(*(a.value for a in stmt.args))
+    except (ArithmeticError, TypeError, ValueError):
+        return None
+    value = np.asarray(value).astype(out.dtype)[()]
+    return ir.Const(value.item() if out.weak else value, out)
+
+
+def _chosen_branch(stmt):
+    """``c ? x : y`` on scalars with a constant ``c``: the chosen operand."""
+    layout = stmt.params.get("layout")
+    if stmt.prim.name != "where" or layout is None or layout[1] or len(layout[0]) != 3:
+        return None
+    cond, *sides = layout[0]
+    if isinstance(cond, Slot):
+        if not isinstance(stmt.args[cond], ir.Const):
+            return None
+        cond = stmt.args[cond].value
+    chosen = sides[0] if cond else sides[1]
+    atom = stmt.args[chosen] if isinstance(chosen, Slot) else ir.Const(chosen)
+    out = stmt.outs[0].type
+    if isinstance(out, A.Scalar) and isinstance(atom.type, A.Scalar) and atom.type.dtype == out.dtype:
+        return atom
+    return None
+
+
 @register_pass("simplify")
 def simplify(module) -> bool:
     """Replace uses of ``x * 1``, ``x + 0`` ... by ``x``."""
     changed = False
     for fn in module.functions:
-        mapping = {}
-        for stmt in ir.walk(fn.body):
-            if isinstance(stmt, ir.Apply) and not stmt.prim.mutates:
-                other = _identity_operand(stmt)
-                if other is not None:
-                    mapping[stmt.outs[0]] = other
-        if mapping:
+        done = set()
+        for _ in range(8):               # a fold can expose another (``x + (0 * y)``)
+            mapping = {}
+            for stmt in ir.walk(fn.body):
+                if isinstance(stmt, ir.Apply) and not stmt.prim.mutates and stmt.outs[0] not in done:
+                    other = _identity_operand(stmt) or _fold_constant(stmt) or _chosen_branch(stmt)
+                    if other is not None:
+                        mapping[stmt.outs[0]] = other
+            if not mapping:
+                break
+            done.update(mapping)
             substitute(fn.body, mapping)
             changed = True
     return changed
