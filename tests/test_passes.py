@@ -14,7 +14,7 @@ def test_cse_merges_repeated_pure_applications():
     x = np.array([0.1, 0.2])
     before = sstad.dump(pc.repeated, x, after="simplify")
     after = sstad.dump(pc.repeated, x, after="cse")
-    assert count(before, "cos(") == 2 and count(after, "cos(") == 1
+    assert "op.add(a, b)" in before and "op.add(a, a)" in after
     assert count(sstad.dump(pc.repeated, x, emit="python"), "np.cos(") == 1
     assert sstad.jit(pc.repeated)(x) == pytest.approx(pc.repeated(x))
 
