@@ -16,6 +16,8 @@ from sstad.testing import check_grads
 KNOWN = (
     "mismatch:rev:nan",                  # dead_hypot_in_loop
     "if on a NAME~",                      # break_and_return_in_nested_loops
+    "unexpected or repeated argument `axis`",   # flip_axis
+    "forward mode through a list that a loop starts filling",   # list_in_nested_loop
 )
 
 
@@ -67,3 +69,41 @@ def bound_in_one_branch(x0, x1, x2):
 
 def test_bound_in_one_branch():
     check(bound_in_one_branch, np.zeros(3), 0.0, np.zeros(3))
+
+
+# -- 4. np.flip(x, axis=0): the reverse rule is inlined with `axis` twice -----------------
+
+def flip_axis(x):
+    return np.sum(np.flip(x, axis=0) * x)
+
+
+@pytest.mark.xfail(strict=True, reason="SstadTypeError <adjoints>:109:1: _() got an unexpected or repeated "
+                                       "argument `axis` (flip's reverse rule; forward mode is fine)")
+def test_flip_axis():
+    check(flip_axis, np.arange(4.0).reshape(2, 2) + 0.1, modes=("rev",))
+
+
+def test_flip_axis_forward():
+    check(flip_axis, np.arange(4.0).reshape(2, 2) + 0.1, modes=("fwd",))
+
+
+# -- 5. forward mode: a list started empty inside an outer loop -------------------------
+
+def list_in_nested_loop(x1):
+    s = 0.0
+    for i1 in range(2):
+        acc2 = []
+        for i3 in range(3):
+            acc2.append(2.0 + np.sum(x1))
+        s = s + sum(acc2)
+    return s
+
+
+@pytest.mark.xfail(strict=True, reason="UnsupportedSyntaxError: forward mode through a list that a loop starts "
+                                       "filling with constants (hint: start from an empty list), though it does")
+def test_list_in_nested_loop_forward():
+    check(list_in_nested_loop, np.array([0.1, 0.2]), modes=("fwd",))
+
+
+def test_list_in_nested_loop_reverse():
+    check(list_in_nested_loop, np.array([0.1, 0.2]), modes=("rev",))

@@ -117,12 +117,31 @@ def test_wrong_jvp_fails(monkeypatch):
         quiet(check_grads, single, (X,), modes=("fwd",), backend="python")
 
 
+def cube_fwd(x):
+    return x * x * x, x
+
+
+def cube_bwd(x, dout):
+    return (dout * x,)          # deliberately wrong: should be 3 x**2 dout
+
+
+def _cube(x):
+    return x * x * x
+
+
+if hasattr(sstad, "custom_vjp"):
+    cube = sstad.custom_vjp(_cube)
+    cube.defvjp(cube_fwd, cube_bwd)
+
+
+def uses_cube(x):
+    return np.sum(cube(x))
+
+
 @pytest.mark.skipif(not hasattr(sstad, "custom_vjp"), reason="sstad.custom_vjp does not exist yet")
 def test_wrong_custom_vjp_fails():
-    f = sstad.custom_vjp(single)
-    f.defvjp(lambda x: (single(x), x), lambda x, g: (g * 0.0,))
-    with pytest.raises(AssertionError):
-        quiet(check_grads, f, (X,), modes=("rev",), backend="python")
+    with pytest.raises(AssertionError, match="mode 'rev'"):
+        quiet(check_grads, uses_cube, (X,), modes=("rev",), backend="python")
 
 
 def test_kinks_are_reported_not_failed():
@@ -182,13 +201,11 @@ def test_program_repr_is_its_source():
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs(max_statements=3))
 def test_generated_programs_users_style(program):
-    """How a user runs the strategies in their own tests."""
-    try:
-        program.check(backend="python")
-    except AssertionError:
-        pass                      # findings of the campaign; listed in test_fuzz_regressions.py
-    except Exception:  # noqa: BLE001
-        pass
+    """How a user runs the strategies in their own tests (known findings tolerated)."""
+    from sstad.testing.fuzz import classify
+    from test_fuzz_regressions import KNOWN
+    outcome, sig, text = classify(program)
+    assert outcome in ("passed", "not_smooth") or any(k in sig for k in KNOWN), f"{sig}\n{text}"
 
 
 def test_bounded_campaign():

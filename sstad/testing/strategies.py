@@ -352,7 +352,7 @@ class _Gen:
             form = "np.full({}, {})"        # a run-time fill value (sstad has no rule yet)
         if self.f32:
             return f"({form.format(shape, s)}).astype(np.float32)"
-        return form.format(shape, s)
+        return f"({form.format(shape, s)})"
 
     def e_unary(self, env, ty, depth):
         table = UNARY + (UNARY_SCALAR if ty == S and not self.f32 else [])
@@ -397,10 +397,9 @@ class _Gen:
             size = n if src_ty[0] == "v" else n * src_ty[2]
             if size > 1:
                 forms.append(("np.var({})", "reduction"))
-                forms.append(("np.std({})", "reduction"))
         if _is_vec(src_ty):
             forms.append(("np.dot({0}, {1})", "dot"))
-            forms.append(("{0} @ {1}", "dot"))
+            forms.append(("({0}) @ ({1})", "dot"))
         if _is_mat(src_ty) and src_ty[1] == src_ty[2]:
             forms.append(("np.trace({})", "linalg"))
             forms.append(("np.linalg.det({})", "linalg"))
@@ -455,7 +454,7 @@ class _Gen:
             n = ty[1]
             k = self.size()
             opts += [
-                ("matmul", lambda: f"{self.expr(env, M(n, k), d)} @ {self.expr(env, V(k), d)}"),
+                ("matmul", lambda: f"{self.p(env, M(n, k), d)} @ {self.p(env, V(k), d)}"),
                 ("dot", lambda: f"np.dot({self.expr(env, M(n, k), d)}, {self.expr(env, V(k), d)})"),
                 ("reduction_axis", lambda: self.axis_reduce(env, n, d)),
                 ("scan", lambda: f"np.cumsum({self.expr(env, V(n), d)})"),
@@ -478,7 +477,7 @@ class _Gen:
             k = self.size()
             opts += [
                 ("outer", lambda: f"np.outer({self.expr(env, V(n), d)}, {self.expr(env, V(m), d)})"),
-                ("matmul", lambda: f"{self.expr(env, M(n, k), d)} @ {self.expr(env, M(k, m), d)}"),
+                ("matmul", lambda: f"{self.p(env, M(n, k), d)} @ {self.p(env, M(k, m), d)}"),
                 ("transpose", lambda: self.choice([f"{self.p(env, M(m, n), d)}.T",
                                                    f"np.transpose({self.expr(env, M(m, n), d)})"])),
                 ("reshape", lambda: f"{self.p(env, V(n * m), d)}.reshape(({n}, {m}))"),
