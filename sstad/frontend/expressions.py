@@ -216,8 +216,10 @@ class ExpressionLowering:
                 return ir.Const(PYTHON_OPS[name](a.value, b.value))
             except (ZeroDivisionError, OverflowError):
                 pass
-        hint = "%t"
-        return self.apply("op." + name, [a, b], hint=hint)
+        if name == "pow" and ir.is_scalar_const(b, 2) and getattr(a.type, "dtype", None) is not None \
+                and a.type.dtype.kind == "f":
+            return self.apply("op.mul", [a, a])      # x ** 2 is x * x (exactly), with a simpler rule
+        return self.apply("op." + name, [a, b])
 
     def sequence_op(self, name, a, b, node):
         kind = StaticList if isinstance(a, StaticList) or isinstance(b, StaticList) else tuple
