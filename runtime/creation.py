@@ -18,6 +18,11 @@ nondiff("zeros", "ones", "empty", "zeros_like", "ones_like", "empty_like", "eye"
         "arange")
 
 
+@defvjp("full")
+def _(shape, value, out, dout):
+    return (None, np.sum(dout))
+
+
 @defvjp("full_like")
 def _(x, value, out, dout):
     return (None, np.sum(dout))

@@ -310,6 +310,16 @@ def _(x, out, dout):
     return (dout / (1.0 - x * x),)
 
 
+@defvjp("math.erf")
+def _(x, out, dout):
+    return (dout * 1.1283791670955126 * math.exp(-x * x),)     # 2 / sqrt(pi)
+
+
+@defvjp("math.erfc")
+def _(x, out, dout):
+    return (-dout * 1.1283791670955126 * math.exp(-x * x),)
+
+
 @defvjp("arctan2", "math.atan2")
 def _(y, x, out, dout):
     r2 = x * x + y * y

@@ -57,7 +57,8 @@ def _(a, out, dout):
 
 @defvjp("linalg.norm")
 def _(x, out, dout):
-    return (dout * x / out,)
+    # at x == 0 the norm has no derivative: take 0 (a subgradient), not 0 / 0
+    return (dout * x / (out + (out == 0.0)),)
 
 
 @defvjp("diag")

@@ -66,7 +66,14 @@ def _(x, out, dout, axis=None, keepdims=False):
 
 @defvjp("prod")
 def _(x, out, dout, axis=None, keepdims=False):
-    return (restore_axis(dout * out, axis, keepdims) / x,)
+    # d out / d x_i = the product of the others: out / x_i, except at zeros, where it is
+    # the product of the nonzero entries if x_i is the only zero (else 0)
+    is_zero = (x == 0.0) * 1.0
+    nonzero = x + is_zero
+    others_if_zero = np.prod(nonzero, axis=axis) * (np.sum(is_zero, axis=axis) == 1.0)
+    others = np.where(is_zero > 0.0, restore_axis(others_if_zero, axis, False),
+                      restore_axis(out, axis, keepdims) / nonzero)
+    return (restore_axis(dout, axis, keepdims) * others,)
 
 
 @defvjp("var")
@@ -91,7 +98,7 @@ def _(x, out, dout, axis=None):
 
 @defvjp("cumprod")
 def _(x, out, dout, axis=None):
-    # d out_j / d x_i = out_j / x_i for j >= i (x without zeros)
+    # d out_j / d x_i = out_j / x_i for j >= i: x must have no zeros (docs/ad.md)
     weighted = np.ravel(dout * out) if axis is None else dout * out
     if axis is None:
         return (np.reshape((np.sum(weighted) - np.cumsum(weighted) + weighted), x.shape) / x,)

@@ -105,9 +105,21 @@ def _(x, shape, out, dout):
     return (unbroadcast(dout, x), None)
 
 
-@defvjp("flip", "fliplr", "flipud")
+@defvjp("flip")
+def _(x, out, dout, axis=None):
+    if axis is None:
+        return (np.flip(dout),)
+    return (np.swapaxes(np.swapaxes(dout, 0, axis)[::-1], 0, axis),)   # Numba's flip has no axis
+
+
+@defvjp("fliplr")
 def _(x, out, dout):
-    return (np.flip(dout),)
+    return (np.fliplr(dout),)
+
+
+@defvjp("flipud")
+def _(x, out, dout):
+    return (np.flipud(dout),)
 
 
 @defvjp("triu")

@@ -16,14 +16,17 @@ from sstad.api import Jitted, jit
 from sstad.frontend.lower import Lowerer, flatten_runtime, lower
 from sstad.ir import nodes as ir
 from sstad.ir.escape import export_escaping
+from sstad.passes import run_passes
 from sstad.runtime import abstract as A
 
 
 def lower_any(fun, args):
-    """Lower a plain function, or another transform (so transforms compose)."""
-    if hasattr(fun, "sstad_lower"):
-        return fun.sstad_lower(args)
-    return lower(fun, args)
+    """Lower a plain function, or another transform (so transforms compose), and
+    optimise it: dead code is gone before it is differentiated (no derivative work for
+    it, and no ``0 * inf`` from a rule that runs where nothing needs it)."""
+    lowered = fun.sstad_lower(args) if hasattr(fun, "sstad_lower") else lower(fun, args)
+    run_passes(lowered[0])
+    return lowered
 
 
 def _count(treedef):

@@ -205,3 +205,25 @@ def piecewise_constant(x):
 
 def broadcast_tril_inner(a, v):
     return np.tril(a) * np.broadcast_to(v, (3, 3)) + np.inner(v, v)
+
+
+def full_of(x, v):
+    return np.full((3,), v) * x
+
+
+def erf_ops(x):
+    return math.erf(x) * 2.0 + math.erfc(x * 0.5)
+
+
+def flip_lr_ud(x):
+    return np.fliplr(x) * np.flipud(x) + x[::-1] * 2.0
+
+
+def flip_axis(x):
+    return np.flip(x, axis=1) * x
+
+
+def prod_with_zeros(x):
+    y = x.copy()
+    y[1] = 0.0
+    return np.prod(y * x, axis=0) + np.prod(y)

@@ -112,8 +112,13 @@ CASES += [
     ("np.concatenate (positional axis)", rc.concat_positional_axis, lambda: (mat(2, 3), mat(2, 2))),
     ("floor, round, sign, argmax, ceil: zero", rc.piecewise_constant, lambda: (mat(5),)),
     ("np.tril, np.broadcast_to, np.inner", rc.broadcast_tril_inner, lambda: (mat(3, 3), mat(3))),
+    ("np.prod with a zero", rc.prod_with_zeros, lambda: (mat(3, 2),)),
+    ("np.full (run-time value)", rc.full_of, lambda: (mat(3), 0.7)),
+    ("math.erf, math.erfc", rc.erf_ops, lambda: (0.4,)),
+    ("np.fliplr, np.flipud, x[::-1]", rc.flip_lr_ud, lambda: (mat(3, 3),)),
 ]
-PYTHON_ONLY = [  # Numba has no np.tile, np.moveaxis
+PYTHON_ONLY = [  # Numba has no np.tile, np.moveaxis, np.flip(x, axis)
+    ("np.flip(axis=1)", rc.flip_axis, lambda: (mat(2, 3),)),
     ("np.tile", rc.tile3, lambda: (mat(3),)),
     ("np.moveaxis", rc.moveaxis1, lambda: (mat(2, 3, 4),)),
     ("np.einsum", rc.einsum_matmul_trace, lambda: (mat(3, 3), mat(3, 2))),

@@ -138,7 +138,7 @@ class ForwardMode:
         if isinstance(a, ir.Const):
             return ir.Const(a.value * 0, a.type)
         if isinstance(a, ir.Undef):
-            return ir.Undef(a.type)
+            return ir.Undef(_tangent_list(a.type) if isinstance(a.type, A.ListOf) else a.type)
         return self.zeros(a, mapped(a, subst))
 
     def own(self, var, subst):
@@ -166,7 +166,7 @@ class ForwardMode:
         new = clone_stmt(stmt, subst)
         self.L.stmts.append(new)
         if prim.name == "list.new" and self.active(out):
-            self.tan[out] = ir.Var("d" + out.hint, out.type)
+            self.tan[out] = ir.Var("d" + out.hint, _tangent_list(out.type))
             self.L.stmts.append(ir.Apply([self.tan[out]], prim, [], {}, stmt.loc))
             return
         if not self.active(out) or all(t is None for t in tans):
@@ -219,6 +219,7 @@ class ForwardMode:
                 if dl is None:
                     raise SstadError("internal: an active list without a tangent list", stmt.loc)
                 value = tans[1] if tans[1] is not None else self.zeros(stmt.args[1], args[1])
+                value = self.L.cast(self.L.atom(value, None), dl.type.elem, self.L.stmts)
                 self.tan[out] = self.L.apply("list.append", [dl, value], hint=dl.hint)
             return
         if not self.active(out):
@@ -313,8 +314,10 @@ class ForwardMode:
         new.outs = [ir.Var(o.hint, o.type) for o in stmt.outs]
         subst.update(zip(stmt.outs, new.outs))
         self.tan, self.owned = before_tan, before_owned & owned_then & owned_else
-        for k in active_outs:
-            d = ir.Var("d" + stmt.outs[k].hint, stmt.outs[k].type)
+        n = len(stmt.outs)
+        for j, k in enumerate(active_outs):
+            d = ir.Var("d" + stmt.outs[k].hint, then.results[n + j].type if isinstance(stmt.outs[k].type, A.ListOf)
+                       else stmt.outs[k].type)
             new.outs.append(d)
             self.tan[stmt.outs[k]] = d
         self.L.stmts.append(new)
@@ -332,7 +335,7 @@ class ForwardMode:
         for m in active:
             init, p = stmt.inits[m], params[m]
             if isinstance(p.type, A.ListOf):
-                t = self.tan.get(init)
+                t = ir.Undef(_tangent_list(p.type)) if isinstance(init, ir.Undef) else self.tan.get(init)
                 if t is None:
                     raise UnsupportedSyntaxError("forward mode through a list that a loop starts filling "
                                                  "with constants", stmt.loc, "start from an empty list")
@@ -342,7 +345,8 @@ class ForwardMode:
                 t = self.tangent_or_zeros(init, subst)
             tan_inits.append(t)
         new_params = [ir.Var(p.hint, p.type) for p in stmt.body.params]
-        tan_params = [ir.Var("d" + params[m].hint, params[m].type) for m in active]
+        tan_params = [ir.Var("d" + params[m].hint, t.type if isinstance(params[m].type, A.ListOf) else params[m].type)
+                      for m, t in zip(active, tan_inits)]
         body_subst = dict(subst)
         body_subst.update(zip(stmt.body.params, new_params))
         outer_tan, outer_owned = dict(self.tan), set(self.owned)
@@ -367,7 +371,7 @@ class ForwardMode:
         new_body = ir.Block(new_params + tan_params, body_stmts,
                             [mapped(r, body_subst) for r in stmt.body.results] + tan_results)
         outs = [ir.Var(o.hint, o.type) for o in stmt.outs]
-        tan_outs = [ir.Var("d" + stmt.outs[m].hint, stmt.outs[m].type) for m in active]
+        tan_outs = [ir.Var("d" + stmt.outs[m].hint, t.type) for m, t in zip(active, tan_params)]
         if is_for:
             new = ir.For(outs + tan_outs, inits + tan_inits, mapped(stmt.start, subst), mapped(stmt.stop, subst),
                          mapped(stmt.step, subst), new_body, stmt.loc)
@@ -418,6 +422,12 @@ def transposed_jvp(reverse, custom, stmt, subst, dout):
         reverse.L.stmts.append(clone_stmt(s, inner))
     cts = [mapped(r, inner) for r in joint.body.results[1:]]
     return list(enumerate(cts))
+
+
+def _tangent_list(list_type):
+    """Tangent lists are strong-typed, so any tangent appended keeps their type."""
+    elem = list_type.elem
+    return A.ListOf(A.Scalar(elem.dtype) if isinstance(elem, A.Scalar) else elem)
 
 
 def _is_float(a):

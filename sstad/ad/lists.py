@@ -88,7 +88,16 @@ class ListAdjoints:
         return False
 
     def list_adjoint(self, var):
-        return self.adjoints.env.get(f"dlist#{self.roots.get(var, var).id}")
+        root = self.roots.get(var, var)
+        return self.adjoints.env.get(f"dlist#{root.id}") if isinstance(root, ir.Var) else None
+
+    def list_adjoint_used(self, var, loop):
+        """Can ``var``'s adjoint list hold a nonzero entry when the backward sweep reaches
+        ``loop``?  Only if something after the loop read the list, or the loop reads it."""
+        root = self.roots.get(var, var)
+        return (isinstance(root, ir.Var) and root in self.read_lists) or any(
+            isinstance(s, ir.Apply) and s.prim.name in LIST_READS and s.args and float_list(s.args[0])
+            for s in ir.walk(loop.body))
 
     def put_list_adjoint(self, var, value):
         self.adjoints.env[f"dlist#{self.roots.get(var, var).id}"] = value
@@ -114,6 +123,7 @@ class ListAdjoints:
         dl = self.list_adjoint(lst)
         if dl is None or ct is None:
             return
+        self.read_lists.add(self.roots.get(lst, lst))
         current = self.L.apply("getitem", [dl, position], {"index": (Slot(1),)}, hint="d" + lst.hint)
         total = self.L.apply("op.add", [current, self.L.cast(self.L.atom(ct, None), current.type, self.L.stmts)],
                              hint="d" + lst.hint)

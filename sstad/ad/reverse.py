@@ -165,6 +165,7 @@ class ReverseMode(ListAdjoints):
         self.L.stmts = []
         saved = {}
         self.roots = list_roots(fn.body, {})
+        self.read_lists = set()        # list roots whose adjoint something has added to
         self.forward(fn.body.stmts, subst, saved)
         results = [mapped(r, subst) for r in fn.body.results]
         for k, seed in zip(seeded, seeds):
@@ -533,7 +534,9 @@ class ReverseMode(ListAdjoints):
         offset = 1 if is_for else 0
         uid = next(_uids)
         ckeys = {}
-        needed = needed_carried(stmt, params, [self.get(o) is not None for o in stmt.outs])
+        needed = needed_carried(stmt, params, [self.get(o) is not None or (isinstance(o.type, A.ListOf)
+                                                                          and self.list_adjoint_used(o, stmt))
+                                               for o in stmt.outs])
         for m, (out, p) in enumerate(zip(stmt.outs, params)):
             if self.active(p) and m in needed:
                 ckeys[m] = f"%d{p.hint}#c{uid}_{m}"

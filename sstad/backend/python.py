@@ -138,9 +138,13 @@ class FunctionEmitter:
                 continue
             if loop:
                 k = defined[result]
+                versions = {target}      # in-place writes keep the parameter's name
+                for st in ir.walk(block):
+                    if isinstance(st, ir.Apply) and st.prim.mutates and st.args and st.args[0] in versions:
+                        versions.add(st.outs[0])
                 later = [a for st in block.stmts[k + 1:] for a in ir.reads(st)]
                 later += [r for i, r in enumerate(block.results) if i != pos]
-                if any(a is target for a in later):
+                if any(isinstance(a, ir.Var) and a in versions for a in later):
                     continue
             self.name.alias(result, target)
 

@@ -87,7 +87,12 @@ class CallLowering:
             if isinstance(value, (bool, int, float, np.generic)):
                 return ir.Const(value)
         atoms = [self.atom(a, node) for a in args]
-        return self.apply("extern", atoms, {"name": name})
+        try:
+            return self.apply("extern", atoms, {"name": name})
+        except SstadTypeError:
+            raise self.error(UnsupportedSyntaxError, f"call to `{describe(name)}` is not supported", node,
+                             "sstad calls functions it does not see into only if they return one array or "
+                             "number; see docs/subset.md for what NumPy it supports") from None
 
     # --- user functions ----------------------------------------------------------
     def check_signature(self, args, node):

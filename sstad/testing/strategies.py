@@ -121,11 +121,8 @@ UNARY_SCALAR = [
     ("math.sin({})", "math"), ("math.cos({})", "math"), ("math.tanh({})", "math"),
     ("math.exp(math.sin({}))", "math"), ("math.log(({}) ** 2 + 1.0)", "math"),
     ("math.sqrt(({}) ** 2 + 1.0)", "math"), ("math.atan({})", "math"), ("abs({})", "math"),
-    ("math.hypot({}, 1.0)", "math"),
+    ("math.hypot({}, 1.0)", "math"), ("math.erf({})", "math"),
 ]
-#: math.erf: no reverse rule in sstad yet (a known failure); on with SSTAD_FUZZ_ALL=1
-if os.environ.get("SSTAD_FUZZ_ALL"):
-    UNARY_SCALAR.append(("math.erf({})", "math"))
 # binary templates over operands of the same type (or a scalar broadcast)
 BINARY = [
     ("{} + {}", "binop"), ("{} - {}", "binop"), ("{} * {}", "binop"),
@@ -136,9 +133,8 @@ BINARY = [
 ]
 BINARY_SCALAR = [("max({}, {})", "maximum_minimum"), ("min({}, {})", "maximum_minimum")]
 
-#: np.full(shape, value) with a run-time value: no reverse rule in sstad yet (a known
-#: failure, tests/test_fuzz_regressions.py); off by default so campaigns see other bugs.
-FULL_FILL = bool(os.environ.get("SSTAD_FUZZ_ALL"))
+#: np.full(shape, value) with a run-time value (its rule came from a fuzz finding)
+FULL_FILL = True
 
 
 class Program:
@@ -349,7 +345,7 @@ class _Gen:
         form = self.choice(["np.ones({}) * ({})", "np.zeros({}) + ({})", "np.full({}, 1.0) * ({})",
                             "np.linspace(0.0, 1.0, {}) * ({})" if _is_vec(ty) else "np.ones({}) * ({})"])
         if FULL_FILL and self.flag() and not self.f32:
-            form = "np.full({}, {})"        # a run-time fill value (sstad has no rule yet)
+            form = "np.full({}, {})"        # a run-time fill value
         if self.f32:
             return f"({form.format(shape, s)}).astype(np.float32)"
         return f"({form.format(shape, s)})"
@@ -471,7 +467,7 @@ class _Gen:
                 opts.append(("reshape", lambda: f"{self.p(env, M(2, n // 2), d)}.ravel()"))
                 opts.append(("reshape", lambda: f"{self.p(env, M(n // 2, 2), d)}.reshape({n})"))
             if self.allow_python_only:
-                opts.append(("scan", lambda: self.mark_py(f"np.cumprod(np.tanh({self.expr(env, V(n), d)}))")))
+                opts.append(("scan", lambda: self.mark_py(f"np.cumprod(np.tanh({self.expr(env, V(n), d)}) + 1.5)")))
         else:
             n, m = ty[1], ty[2]
             k = self.size()
