@@ -1,8 +1,8 @@
-# make install | test | test-slow | demo | bench | clean
+# make install | test | test-slow | demo | bench | bench-quick | bench-check | fuzz | clean
 PYTHON ?= python3
 STAMP := .make/installed
 
-.PHONY: install test test-slow demo bench clean fuzz
+.PHONY: install test test-slow demo bench bench-quick bench-check clean fuzz
 
 # Editable install of sstad with its test tools; redone only when pyproject.toml changes.
 install: $(STAMP)
@@ -21,8 +21,22 @@ test-slow: install
 demo: install
 	$(PYTHON) examples/demo.py
 
-bench: install
-	$(PYTHON) benchmarks/run.py
+# The benchmark peers (JAX, PyTorch, autograd) are an extra, installed only for bench.
+BENCH_STAMP := .make/installed-bench
+
+$(BENCH_STAMP): pyproject.toml
+	$(PYTHON) -m pip install -e ".[test,bench]"
+	@mkdir -p $(@D) && touch $@
+
+bench: $(BENCH_STAMP)
+	$(PYTHON) benchmarks/run.py $(BENCH_ARGS)
+
+bench-quick: $(BENCH_STAMP)
+	$(PYTHON) benchmarks/run.py --quick $(BENCH_ARGS)
+
+# ADBench reference checks (GMM test.txt, LSTM l2_c1024) on both backends
+bench-check: install
+	$(PYTHON) -m pytest -q benchmarks/test_references.py
 
 clean:
 	rm -rf .make build dist *.egg-info .pytest_cache .hypothesis .benchmarks

@@ -116,3 +116,32 @@ def erf_of_sum(x):
 @pytest.mark.parametrize("fn", [full_runtime_fill, erf_of_sum])
 def test_rules_the_subset_promises(fn):
     check(fn, np.array([0.3, -0.2, 0.5]))
+
+
+# -- 7. `z *= w` in a loop: the emitter named the new carried adjoint like the old one,
+#       which a later read still needed (found by the campaign that np.full opened) ------
+
+def scale_in_loop(w):
+    z = np.ones(2)
+    s = 0.0
+    for i in range(2):
+        z *= w
+        s = s + np.sum(z)
+    return s
+
+
+def scale_in_loop_into_list(w):
+    z = np.ones(2)
+    acc = []
+    for i in range(2):
+        z *= w
+        acc.append(np.sum(z))
+    return sum(acc)
+
+
+@pytest.mark.parametrize("fn", [scale_in_loop, scale_in_loop_into_list])
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_in_place_scaling_in_a_loop(fn, backend):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_grads(fn, (0.7,), backend=backend)
