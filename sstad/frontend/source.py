@@ -34,6 +34,16 @@ def function_node(fn: types.FunctionType):
     filename = os.path.abspath(filename) if os.path.exists(filename) else filename
     linecache.checkcache(filename)
     tree = _parse_file(filename)
+    found = _nodes.get((code, id(tree)))
+    if found is None:
+        found = _nodes[(code, id(tree))] = _find(fn, code, tree, filename)
+    return found
+
+
+_nodes: dict = {}     # (code object, parsed file) -> (node, filename): rules are inlined often
+
+
+def _find(fn, code, tree, filename):
     name = fn.__name__
     candidates = []
     for node in gast.walk(tree):

@@ -6,49 +6,67 @@ here each such value becomes an output of the forward ``If`` (undefined on the o
 branch, which the backward ``if`` never reads), and later reads use the output.
 """
 from sstad.ir import nodes as ir
-from sstad.ir.clone import substitute
 
 
-def _blocks_with_owner(block, owner=None):
-    """Yield (block, If that owns it) for every block nested in ``block``."""
-    for stmt in block.stmts:
-        for region in ir.regions(stmt):
-            yield region, stmt
-            yield from _blocks_with_owner(region)
+def _escaping(function):
+    """{var: the If whose branch defines it} for each var read outside that If."""
+    owner_of, escaping = {}, {}
 
+    def read(a, enclosing):
+        owner = owner_of.get(a) if isinstance(a, ir.Var) else None
+        if owner is not None and owner not in enclosing:
+            escaping[a] = owner
 
-def _reads_outside(function, skip):
-    """Every Var read in ``function`` outside the statement ``skip``."""
-    seen = set()
-
-    def visit(block):
+    def visit(block, enclosing, owner):
         for stmt in block.stmts:
-            if stmt is skip:
-                continue
-            seen.update(a for a in ir.operands(stmt) if isinstance(a, ir.Var))
+            for a in ir.operands(stmt):
+                read(a, enclosing)
             for region in ir.regions(stmt):
-                visit(region)
-        seen.update(r for r in block.results if isinstance(r, ir.Var))
-    visit(function.body)
-    return seen
+                if isinstance(stmt, ir.If):
+                    visit(region, enclosing | {stmt}, stmt)
+                else:
+                    visit(region, enclosing, None)
+            if owner is not None:
+                owner_of.update((o, owner) for o in stmt.outs)
+        for r in block.results:
+            read(r, enclosing)
+    visit(function.body, frozenset(), None)
+    return escaping
+
+
+def _replace_outside(block, mapping, enclosing=frozenset()):
+    """Reads of ``v`` outside the If ``mapping[v][0]`` read ``mapping[v][1]`` instead."""
+    def swap(a):
+        entry = mapping.get(a) if isinstance(a, ir.Var) else None
+        return entry[1] if entry is not None and entry[0] not in enclosing else a
+    for stmt in block.stmts:
+        if isinstance(stmt, (ir.Apply, ir.Call)):
+            stmt.args = [swap(a) for a in stmt.args]
+        elif isinstance(stmt, ir.If):
+            stmt.cond = swap(stmt.cond)
+        else:
+            stmt.inits = [swap(a) for a in stmt.inits]
+            if isinstance(stmt, ir.For):
+                stmt.start, stmt.stop, stmt.step = swap(stmt.start), swap(stmt.stop), swap(stmt.step)
+        inner = enclosing | {stmt} if isinstance(stmt, ir.If) else enclosing
+        for region in ir.regions(stmt):
+            _replace_outside(region, mapping, inner)
+    block.results = [swap(r) for r in block.results]
 
 
 def export_escaping(function):
-    """Repeat until no value defined in a branch is read outside its ``If``."""
-    changed = True
-    while changed:
-        changed = False
-        for block, owner in list(_blocks_with_owner(function.body)):
-            if not isinstance(owner, ir.If):
-                continue
-            defined = [o for s in block.stmts for o in s.outs]
-            escaping = [v for v in defined if v in _reads_outside(function, owner)]
-            for v in escaping:
-                out = ir.Var(v.hint, v.type)
-                owner.outs.append(out)
-                for branch in (owner.then, owner.orelse):
-                    branch.results.append(v if branch is block else ir.Undef(v.type))
-                substitute(function.body, {v: out}, skip=owner)
-                changed = True
-            if changed:
-                break
+    """Each round exports one level of nesting; repeat until nothing escapes."""
+    while True:
+        escaping = _escaping(function)
+        if not escaping:
+            return
+        mapping = {}
+        for v, owner in escaping.items():
+            out = ir.Var(v.hint, v.type)
+            owner.outs.append(out)
+            defined_in_then = any(v in s.outs for s in owner.then.stmts)
+            for branch in (owner.then, owner.orelse):
+                here = defined_in_then == (branch is owner.then)
+                branch.results.append(v if here else ir.Undef(v.type))
+            mapping[v] = (owner, out)
+        _replace_outside(function.body, mapping)
