@@ -81,6 +81,8 @@ def of_value(value):
 def prototype(aval):
     """A small concrete value of this abstract value, used to ask NumPy for result types."""
     if isinstance(aval, Scalar):
+        if aval.dtype.kind == "b":
+            return True if aval.weak else np.True_
         one = np.ones((), aval.dtype) * (0.5 if aval.dtype.kind in "fc" else 1)
         return one.item() if aval.weak else one[()]
     if isinstance(aval, Array):     # int arrays hold 0: always a valid index

@@ -15,7 +15,6 @@ import pytest
 from sstad.testing import check_grads
 
 KNOWN = (
-    "if on a NAME~",                      # break_and_return_in_nested_loops
 )
 
 
@@ -51,8 +50,6 @@ def break_and_return_in_nested_loops(x0, x1):
     return x0
 
 
-@pytest.mark.xfail(strict=True, reason="compiling the primal fails an internal assert: "
-                                       "'f: if on a i64~' (lowering of break + return in nested loops)")
 def test_break_and_return_in_nested_loops():
     check(break_and_return_in_nested_loops, np.array([0.1, 0.2, 0.3]), 0.0)
 
