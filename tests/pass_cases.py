@@ -18,3 +18,21 @@ def repeated_then_written(x):
 def folded(x):
     k = 2.0 * 3.0 + 1.0
     return x * k
+
+
+def carried_fresh_and_written(x, n):
+    out = np.zeros(n)
+    for i in range(n):
+        x = np.sin(x) * 0.5          # a fresh array each iteration: taped without a copy
+        out[i] = np.sum(x)           # written in place: taped as a copy
+    return np.sum(out * out)
+
+
+def carried_view(a, n):
+    row = a[0]
+    acc = np.zeros(a.shape[1])
+    for i in range(n):
+        acc[0] = acc[0] + np.sum(row * row)
+        row = a[(i + 1) % a.shape[0]]     # a view: must be copied onto the tape
+        a[(i + 2) % a.shape[0]] = a[(i + 2) % a.shape[0]] * 0.5
+    return np.sum(acc)

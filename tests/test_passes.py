@@ -30,3 +30,19 @@ def test_cse_keeps_arrays_that_are_written_in_place_apart(backend):
 def test_simplify_folds_constant_arithmetic():
     text = sstad.dump(pc.folded, 0.5, emit="python")
     assert "x * 7.0" in text and "2.0 * 3.0" not in text
+
+
+def test_loops_tape_fresh_arrays_without_copying_them():
+    text = sstad.dump(sstad.grad(pc.carried_fresh_and_written), np.array([0.3, 0.4]), 3, emit="python")
+    copies = [line for line in text.splitlines() if "np.copy(" in line and not line.lstrip().startswith("#")]
+    assert any("out" in line for line in copies) and not any("np.copy(x" in line for line in copies), copies
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("fn, args", [
+    (pc.carried_fresh_and_written, (np.array([0.3, 0.4]), 3)),
+    (pc.carried_view, (np.array([[0.3, 0.4], [1.0, -2.0], [0.5, 0.25]]), 4)),
+])
+def test_tape_copies_keep_gradients_right(fn, args, backend):
+    from sstad.testing import check_grads
+    check_grads(fn, args, modes=("rev",), backend=backend)

@@ -32,6 +32,10 @@ from sstad.runtime.extern import describe as describe_extern
 from sstad.runtime.primitive import Slot, fill, lookup
 
 _uids = itertools.count()
+# results that may share memory with an argument
+VIEWS = {"getitem", "transpose", "ravel", "expand_dims", "squeeze", "swapaxes", "moveaxis", "broadcast_to",
+         "reshape", "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d", "list.new", "builtin.sum",
+         "asarray", "astype", "op.pos", "positive", "unbroadcast", "diag", "stop_gradient"}
 
 
 def _mutates(block, lists=True):
@@ -162,6 +166,7 @@ class ReverseMode(ListAdjoints):
             r = fn.body.results[k]
             seeds.append(ir.Const(1.0, r.type) if constant_seed else ir.Var("d" + getattr(r, "hint", "out"), r.type))
         self.act = active_values(fn, wrt)
+        self.defs = {o: s for s in ir.walk(fn.body) if isinstance(s, ir.Apply) for o in s.outs}
         self.L.stmts = []
         saved = {}
         self.roots = list_roots(fn.body, {})
@@ -258,6 +263,28 @@ class ReverseMode(ListAdjoints):
         return any(self.active(p) for p in params) or any(self.active(a) for a in free) \
             or _mutates(stmt.body)
 
+    def tape_needs_copy(self, loop, param):
+        """Must the tape keep a copy of this carried array, not the array itself?  Only if
+        the body may write into its memory: into it, or into the array it is a view of.
+        (Writes after the loop are undone before the backward loop reads the tape.)"""
+        written = set()
+        for s in ir.walk(loop.body):
+            if isinstance(s, ir.Apply) and s.prim.mutates and s.args:
+                written.update((s.args[0], s.outs[0]))
+        carried = loop.body.params[1:] if isinstance(loop, ir.For) else loop.body.params
+        written.update(init for p, init in zip(carried, loop.inits) if p in written)
+        k = carried.index(param)
+        roots = [self.view_root(a) for a in (param, loop.body.results[k], loop.inits[k])]
+        return any(r in written or (r in carried and r is not param) for r in roots)
+
+    def view_root(self, a):
+        """The array whose memory ``a`` may share (itself if it is not a view)."""
+        stmt = self.defs.get(a)
+        while stmt is not None and stmt.prim.name in VIEWS and stmt.args:
+            a = stmt.args[0]
+            stmt = self.defs.get(a)
+        return a
+
     def forward_loop(self, stmt, subst, saved):
         if not self.needs_backward(stmt):
             self.L.stmts.append(clone_stmt(stmt, subst))
@@ -269,7 +296,8 @@ class ReverseMode(ListAdjoints):
             tape = ir.Var("tape_" + p.hint, A.ListOf(A.I64 if isinstance(p.type, A.ListOf) else p.type))
             self.L.stmts.append(ir.Apply([tape], lookup("list.new"), [], {}, stmt.loc))
             tapes.append(tape)
-        body = clone_block(stmt.body, subst)
+        body_subst = dict(subst)
+        body = clone_block(stmt.body, body_subst)
         # Tapes nobody reads in the backward sweep are dropped by dce: the trip count
         # comes from a counter of its own, not from a tape's length.
         trips = ir.Var("trips", A.I64)
@@ -278,11 +306,11 @@ class ReverseMode(ListAdjoints):
         pushed = []
 
         def pushes():
-            for p, t in zip(body.params, tape_params):
-                value = p
+            for original, t in zip(stmt.body.params, tape_params):
+                value = p = mapped(original, body_subst)
                 if isinstance(p.type, A.ListOf):
                     value = self.L.apply("builtin.len", [p], hint="n")
-                elif copy_arrays and isinstance(p.type, A.Array):
+                elif copy_arrays and isinstance(p.type, A.Array) and self.tape_needs_copy(stmt, original):
                     value = self.L.apply("copy", [p], {"layout": ((Slot(0),), {})}, hint=p.hint)
                 pushed.append(self.L.apply("list.append", [t, value], hint=t.hint))
             pushed.append(self.L.apply("op.add", [trips, ir.Const(1)], hint="trips"))
