@@ -26,6 +26,7 @@ from sstad.frontend.scope import Scope
 from sstad.frontend.lower import Lowerer
 from sstad.frontend.source import function_node
 from sstad.ir import nodes as ir
+from sstad.ir.alias import written_memory
 from sstad.ir.clone import atom as mapped, clone_block, clone_stmt
 from sstad.runtime import abstract as A
 from sstad.runtime.extern import describe as describe_extern
@@ -267,12 +268,8 @@ class ReverseMode(ListAdjoints):
         """Must the tape keep a copy of this carried array, not the array itself?  Only if
         the body may write into its memory: into it, or into the array it is a view of.
         (Writes after the loop are undone before the backward loop reads the tape.)"""
-        written = set()
-        for s in ir.walk(loop.body):
-            if isinstance(s, ir.Apply) and s.prim.mutates and s.args:
-                written.update((s.args[0], s.outs[0]))
+        written = written_memory(ir.Block([], [loop], []))
         carried = loop.body.params[1:] if isinstance(loop, ir.For) else loop.body.params
-        written.update(init for p, init in zip(carried, loop.inits) if p in written)
         k = carried.index(param)
         roots = [self.view_root(a) for a in (param, loop.body.results[k], loop.inits[k])]
         return any(r in written or (r in carried and r is not param) for r in roots)

@@ -8,49 +8,12 @@ Arrays are merged only if no in-place write can reach them (else the two names w
 share one buffer); run-time lists and calls to unseen functions are never merged.
 """
 from sstad.ir import nodes as ir
+from sstad.ir.alias import written_memory
 from sstad.ir.clone import substitute
 from sstad.passes import register_pass
 from sstad.runtime import abstract as A
 
 NEVER = ("extern", "list.new", "list.append", "empty", "empty_like")
-
-
-def _mutable(fn):
-    """Vars whose buffer an in-place write may reach: written ones, and whatever flows
-    into them through loops and branches (their inits, results and outputs)."""
-    edges = {}
-
-    def link(a, b):
-        if isinstance(a, ir.Var) and isinstance(b, ir.Var):
-            edges.setdefault(a, set()).add(b)
-            edges.setdefault(b, set()).add(a)
-    written = set()
-    for stmt in ir.walk(fn.body):
-        if isinstance(stmt, ir.Apply) and stmt.prim.mutates and stmt.args:
-            written.add(stmt.args[0])
-            link(stmt.args[0], stmt.outs[0])
-        elif isinstance(stmt, ir.If):
-            for k, out in enumerate(stmt.outs):
-                link(out, stmt.then.results[k])
-                link(out, stmt.orelse.results[k])
-        elif isinstance(stmt, (ir.While, ir.For)):
-            params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
-            for k, p in enumerate(params):
-                link(p, stmt.inits[k])
-                link(p, stmt.body.results[k])
-                link(p, stmt.outs[k])
-                if isinstance(stmt, ir.While):
-                    link(p, stmt.cond.params[k])
-        elif isinstance(stmt, ir.Call):     # a callee may write into its arguments
-            written.update(a for a in stmt.args if isinstance(a, ir.Var))
-    seen, todo = set(), list(written)
-    while todo:
-        v = todo.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        todo.extend(edges.get(v, ()))
-    return seen
 
 
 def _key(stmt, mutable, mapping):
@@ -84,7 +47,7 @@ def cse(module) -> bool:
     changed = False
     for fn in module.functions:
         mapping = {}
-        _block(fn.body, {}, _mutable(fn), mapping)
+        _block(fn.body, {}, written_memory(fn.body), mapping)
         if mapping:
             substitute(fn.body, mapping)
             changed = True
