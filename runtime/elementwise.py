@@ -328,7 +328,8 @@ def _(y, x, out, dout):
 
 @defvjp("hypot", "math.hypot")
 def _(x, y, out, dout):
-    return (unbroadcast(dout * x / out, x), unbroadcast(dout * y / out, y))
+    safe = out + (out == 0.0)          # at (0, 0): derivative 0 (a subgradient), not 0 / 0
+    return (unbroadcast(dout * x / safe, x), unbroadcast(dout * y / safe, y))
 
 
 @defvjp("logaddexp")

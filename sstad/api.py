@@ -17,7 +17,7 @@ from sstad.passes import PASSES, run_passes
 from sstad.runtime import abstract as A
 
 BACKENDS = ("numba", "python")
-STAGES = ("ir", "python", "llvm")
+STAGES = ("ir", "python", "numba", "llvm")
 
 
 class Compiled:
@@ -30,7 +30,8 @@ class Compiled:
             lowering(args) if lowering else lower(fn, args))
         verify_module(self.module)
         run_passes(self.module, until=after)
-        self.source = emit_module(self.module)
+        self.source = emit_module(self.module)                 # one primitive per line
+        self.numba_source = emit_module(self.module, fuse=True)  # elementwise chains fused
         self.names = [f.name for f in self.module.functions]
         self.entry = self.module.entry.name
         self._callables = {}
@@ -40,7 +41,7 @@ class Compiled:
             if backend == "python":
                 self._callables[backend] = load_python(self.source, self.entry, self.fn.__name__)
             else:
-                self._callables[backend] = load_numba(self.source, self.names, self.entry,
+                self._callables[backend] = load_numba(self.numba_source, self.names, self.entry,
                                                       self.fn.__name__)[0]
         return self._callables[backend]
 
@@ -97,7 +98,7 @@ class Jitted:
                 f"Numba cannot compile `{self.fn.__name__}` in nopython mode: {detail.strip()}",
                 compiled.module.entry.loc,
                 "use sstad.jit(f, backend='python'), or sstad.jit(f, fallback=True) to fall back "
-                "automatically; `sstad.dump(f, *args, emit='python')` shows the code Numba saw")
+                "automatically; `sstad.dump(f, *args, emit='numba')` shows the code Numba saw")
             if not self.fallback:
                 raise error from None
             warnings.warn(str(error), stacklevel=2)
@@ -128,7 +129,9 @@ def jit(fn=None, *, backend="numba", fallback=False):
 def dump(fn, *args, emit="ir", after=None):
     """The text of one compilation stage of ``fn`` specialised to ``args``.
 
-    ``emit``: ``"ir"`` (the ANF IR), ``"python"`` (the emitted source) or ``"llvm"``
+    ``emit``: ``"ir"`` (the ANF IR), ``"python"`` (the emitted source, one primitive
+    per line), ``"numba"`` (the same with chains of elementwise operations written as one
+    expression, which Numba fuses into one loop: what the numba backend compiles) or ``"llvm"``
     (Numba's LLVM IR of the entry function).  ``after``: the name of a pass to stop
     after (``"lowering"`` for the IR before any pass).
     """
@@ -146,8 +149,9 @@ def dump(fn, *args, emit="ir", after=None):
         module = compiled.module
     if emit == "ir":
         return format_module(module)
-    if emit == "python":
-        return compiled.source if compiled else emit_module(module)
+    if emit in ("python", "numba"):
+        return (compiled.source if emit == "python" else compiled.numba_source) if compiled else \
+            emit_module(module, fuse=emit == "numba")
     compiled = compiled or Compiled(fn, args)
     # A fresh, uncached dispatcher: one loaded from Numba's disk cache has no LLVM text.
     dispatcher = numba.njit(compiled.callable("numba").py_func)

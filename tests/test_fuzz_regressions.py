@@ -142,3 +142,27 @@ def test_in_place_scaling_in_a_loop(fn, backend):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_grads(fn, (0.7,), backend=backend)
+
+
+# -- 8. float32 scalars through a loop in forward mode: an adjoint was typed "weak
+#       float32", which does not exist (found by campaign seed 10) ---------------------
+
+def float32_scalar_loop(x0, x1):
+    t1 = np.float32(1.5) - np.min(x0)
+    for i7 in range(x1):
+        t1 *= np.tanh(t1)
+    return t1
+
+
+def test_float32_scalar_loop():
+    check(float32_scalar_loop, np.array([0.5, 0.2], dtype=np.float32), 2)
+
+
+# -- 9. hypot at (0, 0) inside a function of x: 0 * (0 / 0) was NaN (seed 10) ----------
+
+def hypot_at_origin(x0):
+    return np.sum(np.hypot(np.zeros(2) * x0, np.zeros(2) * x0)) + x0
+
+
+def test_hypot_at_origin():
+    check(hypot_at_origin, 0.0)

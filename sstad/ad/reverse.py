@@ -130,7 +130,7 @@ class ReverseMode(ListAdjoints):
         if isinstance(ct.type, A.Array):
             want = A.Array(target.dtype, ct.type.ndim)
         else:
-            want = A.Scalar(target.dtype, getattr(ct.type, "weak", False))
+            want = A.Scalar(target.dtype, getattr(ct.type, "weak", False) and ct.type.dtype == target.dtype)
         ct = self.L.cast(ct, want, self.L.stmts)
         if isinstance(ct, ir.Var) and ct.hint == "%t":
             ct.hint = "d" + var.hint

@@ -6,6 +6,7 @@ The same text runs under ``exec`` (the python backend) and, decorated with
 """
 from __future__ import annotations
 
+import collections
 import linecache
 import os
 
@@ -32,14 +33,22 @@ def undef_text(aval):
 
 
 class FunctionEmitter:
-    def __init__(self, function, function_names):
+    def __init__(self, function, function_names, fuse=False):
         self.fn = function
         self.name = Namer(taken=function_names)
         self.lines = []
         self.last_line = None
+        self.fuse = fuse
+        self.inlined = {}          # Var -> the expression that computes it (fuse)
+        if fuse:
+            reads = [a for s in ir.walk(function.body) for a in ir.operands(s)]
+            reads += [r for s in ir.walk(function.body) for b in ir.regions(s) for r in b.results]
+            self.uses = collections.Counter(a for a in reads + function.body.results if isinstance(a, ir.Var))
 
     def atom(self, a):
         if isinstance(a, ir.Var):
+            if a in self.inlined:
+                return self.inlined.pop(a)
             return self.name(a)
         if isinstance(a, ir.Undef):
             return undef_text(a.type)
@@ -72,9 +81,29 @@ class FunctionEmitter:
         return texts[0] if len(texts) == 1 else "(" + ", ".join(texts) + ")"
 
     def block(self, stmts, depth):
-        for stmt in stmts:
+        for k, stmt in enumerate(stmts):
+            if self.fuse and self.fusable(stmts, k):
+                self.inlined[stmt.outs[0]] = f"({self.expression(stmt)})"
+                continue
             self.source_comment(stmt, depth)
             getattr(self, "stmt_" + type(stmt).__name__)(stmt, depth)
+
+    def fusable(self, stmts, k):
+        """Numba fuses a nested elementwise expression into one loop with no temporary
+        arrays; an elementwise array value read once, by the elementwise operation right
+        after it (pure operations in between), is written into that expression."""
+        stmt = stmts[k]
+        if not (isinstance(stmt, ir.Apply) and _elementwise_array(stmt) and self.uses[stmt.outs[0]] == 1):
+            return False
+        out = stmt.outs[0]
+        for later in stmts[k + 1:]:
+            if not isinstance(later, ir.Apply) or later.prim.mutates or later.prim.name == "list.new":
+                return False
+            if out in later.args:
+                return _elementwise_array(later)
+            if later.outs[0] in self.name.names:
+                return False               # its name may be one our expression reads
+        return False
 
     def assign(self, targets, values, depth):
         pairs = [(t, v) for t, v in zip(targets, values) if t != v]
@@ -193,8 +222,17 @@ class FunctionEmitter:
         self.region(stmt.body, params, depth + 1, loop=True)
 
 
-def emit_module(module):
-    """The Python source of every function in the module, entry last."""
+def _elementwise_array(stmt):
+    """An array-valued ufunc or arithmetic operator: what Numba's array expressions fuse."""
+    prim = stmt.prim
+    fusable = isinstance(prim.impl, np.ufunc) or (prim.elementwise and prim.name.startswith("op."))
+    return fusable and not prim.mutates and isinstance(stmt.outs[0].type, A.Array)
+
+
+def emit_module(module, fuse=False):
+    """The Python source of every function in the module, entry last.  ``fuse`` writes
+    chains of elementwise operations as nested expressions (for Numba, which then
+    fuses them into one loop); without it, one primitive per line."""
     names = [f.name for f in module.functions]
     parts = [HEADER]
     externs = sorted({s.params["name"] for f in module.functions for s in ir.walk(f.body)
@@ -202,5 +240,5 @@ def emit_module(module):
     if externs:      # functions sstad does not see into (runtime/extern.py)
         parts.append("\n" + "".join(f"{e} = rt.extern_function({e!r})\n" for e in externs))
     for function in module.functions:
-        parts.append("\n\n" + FunctionEmitter(function, names).emit())
+        parts.append("\n\n" + FunctionEmitter(function, names, fuse).emit())
     return "".join(parts)
