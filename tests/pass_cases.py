@@ -24,7 +24,7 @@ def carried_fresh_and_written(x, n):
     out = np.zeros(n)
     for i in range(n):
         x = np.sin(x) * 0.5          # a fresh array each iteration: taped without a copy
-        out[i] = np.sum(x)           # written in place: taped as a copy
+        out[i] = np.sum(x)           # only written: not taped at all
     return np.sum(out * out)
 
 

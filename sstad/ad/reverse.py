@@ -15,6 +15,7 @@
 """
 from __future__ import annotations
 
+import collections
 import itertools
 
 from sstad.ad.activity import active_values, needed_carried
@@ -26,7 +27,7 @@ from sstad.frontend.scope import Scope
 from sstad.frontend.lower import Lowerer
 from sstad.frontend.source import function_node
 from sstad.ir import nodes as ir
-from sstad.ir.alias import written_memory
+from sstad.ir.alias import versions, written_memory
 from sstad.ir.clone import atom as mapped, clone_block, clone_stmt
 from sstad.runtime import abstract as A
 from sstad.runtime.extern import describe as describe_extern
@@ -168,6 +169,10 @@ class ReverseMode(ListAdjoints):
             seeds.append(ir.Const(1.0, r.type) if constant_seed else ir.Var("d" + getattr(r, "hint", "out"), r.type))
         self.act = active_values(fn, wrt)
         self.defs = {o: s for s in ir.walk(fn.body) if isinstance(s, ir.Apply) for o in s.outs}
+        self.uses = collections.Counter(a for s in ir.walk(fn.body) for a in ir.operands(s))
+        self.uses.update(r for s in ir.walk(fn.body) for b in ir.regions(s) for r in b.results)
+        self.uses.update(fn.body.results)
+        self.untaped = {}              # loop -> carried arrays it does not tape (write_only)
         self.L.stmts = []
         saved = {}
         self.roots = list_roots(fn.body, {})
@@ -282,12 +287,37 @@ class ReverseMode(ListAdjoints):
             stmt = self.defs.get(a)
         return a
 
+    def write_only(self, loop, param):
+        """Is the carried array ``param`` only written by the loop (never read), and its
+        initial value a fresh array nothing else reads?  Then the loop need not tape it:
+        the backward loop's recomputation only writes and restores it (no reads), so the
+        final array serves, and nothing before the loop needs its old content back."""
+        carried = loop.body.params[1:] if isinstance(loop, ir.For) else loop.body.params
+        if param not in carried:
+            return False                   # a for loop's index
+        init = loop.inits[carried.index(param)]
+        if not (isinstance(param.type, A.Array) and init in self.defs and self.uses[init] == 1):
+            return False
+        same = versions(loop.body, param)
+        for s in ir.walk(loop.body):
+            for k, a in enumerate(ir.operands(s)):
+                if a not in same:
+                    continue
+                if isinstance(s, ir.Apply) and s.prim.name in ("setitem", "index_add") and k == 0:
+                    continue
+                if isinstance(s, (ir.For, ir.While)) and a in s.inits:
+                    continue
+                return False
+        return True
+
     def forward_loop(self, stmt, subst, saved):
         if not self.needs_backward(stmt):
             self.L.stmts.append(clone_stmt(stmt, subst))
             return
         is_for = isinstance(stmt, ir.For)
         copy_arrays = _mutates(stmt.body, lists=False)
+        untaped = {p for p in stmt.body.params if self.write_only(stmt, p)}
+        self.untaped[stmt] = untaped
         tapes = []
         for p in stmt.body.params:                  # a list is taped by its length
             tape = ir.Var("tape_" + p.hint, A.ListOf(A.I64 if isinstance(p.type, A.ListOf) else p.type))
@@ -305,6 +335,9 @@ class ReverseMode(ListAdjoints):
         def pushes():
             for original, t in zip(stmt.body.params, tape_params):
                 value = p = mapped(original, body_subst)
+                if original in untaped:          # written only: its tape stays empty
+                    pushed.append(t)
+                    continue
                 if isinstance(p.type, A.ListOf):
                     value = self.L.apply("builtin.len", [p], hint="n")
                 elif copy_arrays and isinstance(p.type, A.Array) and self.tape_needs_copy(stmt, original):
@@ -562,12 +595,21 @@ class ReverseMode(ListAdjoints):
         needed = needed_carried(stmt, params, [self.get(o) is not None or (isinstance(o.type, A.ListOf)
                                                                           and self.list_adjoint_used(o, stmt))
                                                for o in stmt.outs])
+        writes = _mutates(stmt.body, lists=False)
         for m, (out, p) in enumerate(zip(stmt.outs, params)):
             if self.active(p) and m in needed:
                 ckeys[m] = f"%d{p.hint}#c{uid}_{m}"
                 d = self.get(out)
-                self.set_slot(ckeys[m], d if d is not None else self.zeros(out, mapped(out, subst)),
-                              self.owned(out) if d is not None else True)
+                if d is None:
+                    d, owned = self.zeros(out, mapped(out, subst)), True
+                else:
+                    owned = self.owned(out)
+                    if writes and not owned and isinstance(out.type, A.Array):
+                        # one private copy here, so the body updates it in place every
+                        # iteration instead of copying it every iteration
+                        d = self.L.apply("copy", [d], {"layout": ((Slot(0),), {})}, hint="d" + out.hint)
+                        owned = True
+                self.set_slot(ckeys[m], d, owned)
         inner = _defined(stmt.body) | (_defined(stmt.cond) if not is_for else set())
         free = {a for s in ir.walk(stmt.body) for a in ir.reads(s) if isinstance(a, ir.Var) and a not in inner}
         free |= {r for r in stmt.body.results if isinstance(r, ir.Var) and r not in inner}
@@ -579,6 +621,7 @@ class ReverseMode(ListAdjoints):
         last = self.L.apply("op.sub", [n, ir.Const(1)], hint="last")
 
         lists = {p: out for p, out in zip(params, stmt.outs) if isinstance(p.type, A.ListOf)}
+        untaped = self.untaped.get(stmt, set())
 
         def body(k):
             j = self.L.apply("op.sub", [last, k], hint="j")
@@ -588,6 +631,8 @@ class ReverseMode(ListAdjoints):
                 if p is stmt.body.params[0] and is_for and isinstance(step, ir.Const):
                     stride = self.L.apply("op.mul", [j, step])          # i = start + j * step
                     sub[p] = self.L.apply("op.add", [mapped(stmt.start, subst), stride], hint=p.hint)
+                elif p in untaped:                # written only: the final array serves
+                    sub[p] = mapped(stmt.outs[params.index(p)], subst)
                 elif p in lists:                  # the complete list, as long as it was then
                     sub[p] = mapped(lists[p], subst)
                     local["virtual"][sub[p]] = (self.L.apply("getitem", [tape, j], {"index": (Slot(1),)},
@@ -615,7 +660,7 @@ class ReverseMode(ListAdjoints):
             self.adjoints.env.pop("own:" + key, None)
         if _mutates(stmt.body, lists=False):          # put back what the loop overwrote
             overwritten = [(tape, init) for p, tape, init in zip(params, tapes[offset:], stmt.inits)
-                           if isinstance(p.type, A.Array) and isinstance(init, ir.Var)]
+                           if isinstance(p.type, A.Array) and isinstance(init, ir.Var) and p not in untaped]
 
             def restore():
                 for tape, init in overwritten:

@@ -41,3 +41,36 @@ def written_memory(block):
     return seen
 
 
+
+
+def versions(block, seed):
+    """``seed`` and every value that is the same array later or elsewhere in ``block``:
+    results of writes into it, and the loop parameters, results and outputs and the
+    branch outputs it flows through."""
+    edges = {}
+
+    def link(a, b):
+        if isinstance(a, ir.Var) and isinstance(b, ir.Var):
+            edges.setdefault(a, set()).add(b)
+            edges.setdefault(b, set()).add(a)
+    for stmt in ir.walk(block):
+        if isinstance(stmt, ir.Apply) and stmt.prim.mutates and stmt.args:
+            link(stmt.args[0], stmt.outs[0])
+        elif isinstance(stmt, ir.If):
+            for k, out in enumerate(stmt.outs):
+                link(out, stmt.then.results[k])
+                link(out, stmt.orelse.results[k])
+        elif isinstance(stmt, (ir.While, ir.For)):
+            params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
+            for k, p in enumerate(params):
+                for other in (stmt.inits[k], stmt.body.results[k], stmt.outs[k]):
+                    link(p, other)
+                if isinstance(stmt, ir.While):
+                    link(p, stmt.cond.params[k])
+    seen, todo = set(), [seed]
+    while todo:
+        v = todo.pop()
+        if v not in seen:
+            seen.add(v)
+            todo.extend(edges.get(v, ()))
+    return seen
