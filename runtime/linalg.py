@@ -1,10 +1,21 @@
 """Products and ``np.linalg``."""
 import numpy as np
 
-from sstad.runtime.primitive import numpy_primitive
+from sstad.runtime import abstract as A
+from sstad.runtime.primitive import emit_call, numpy_primitive
 
-for _name in "dot vdot inner outer trace diag kron cross matmul".split():
+for _name in "dot vdot outer trace diag kron cross matmul".split():
     numpy_primitive(_name, getattr(np, _name))
+
+
+def _inner_emit(args, params, avals):
+    """Numba has no np.inner; for vectors it is np.dot."""
+    if all(isinstance(a, A.Scalar) or a.ndim <= 1 for a in avals):
+        return emit_call("np.dot")(args, params, avals)
+    return emit_call("np.inner")(args, params, avals)
+
+
+numpy_primitive("inner", np.inner, emit=_inner_emit)
 
 for _name in "solve inv det cholesky norm".split():
     numpy_primitive("linalg." + _name, getattr(np.linalg, _name))
