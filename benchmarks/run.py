@@ -165,6 +165,11 @@ def peer_table(opts):
             failed += sum(r.failed for r in rows)
             print("\n".join(peers.format_rows(rows, opts.markdown)), flush=True)
     print("\nchecked before timing against:\n" + "\n".join(references))
+    if not opts.filters or any(s in "compile latency" for s in opts.filters):
+        import compile_latency
+        cold, warm = compile_latency.measure()
+        print(f"\nfirst gradient call of a 30-line function (fresh process each): cold cache {cold:.2f} s "
+              f"(target 1.5), from the disk cache {warm:.2f} s (target 0.2)")
     if failed:
         print(f"\n{failed} peer result(s) differ from the reference (WRONG above)")
     return 1 if failed else 0
