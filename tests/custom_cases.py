@@ -88,3 +88,21 @@ def softclip_loss(x, w):
     for i in range(x.shape[0]):
         s = s + softclip(x[i] * w)
     return s
+
+
+def relax(x):
+    """A loop whose gradient tapes an array per iteration (x is rebuilt each step)."""
+    for k in range(50):
+        x = np.tanh(x) * 0.9 + 0.1
+    return x
+
+
+relax_remat = sstad.remat(relax)
+
+
+def chain_taped(x):
+    return np.sum(relax(relax(relax(relax(x)))))
+
+
+def chain_remat(x):
+    return np.sum(relax_remat(relax_remat(relax_remat(relax_remat(x)))))

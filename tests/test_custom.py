@@ -53,3 +53,27 @@ def test_a_user_primitive_with_its_rule_in_one_place(backend):
     assert float(np.dot(gx, v) + gw * 0.5) == pytest.approx(expected, rel=1e-6)
     _, t = sstad.jit(sstad.pushforward(cc.softclip_loss), backend=backend)(X, w, v, 0.5)
     assert t == pytest.approx(expected, rel=1e-6)
+
+
+def peak_bytes(fn, *args):
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        result = fn(*args)
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_remat_recomputes_instead_of_keeping_tapes():
+    x = np.linspace(-1.0, 1.0, 20000)
+    taped = sstad.jit(sstad.grad(cc.chain_taped), backend="python")
+    remat = sstad.jit(sstad.grad(cc.chain_remat), backend="python")
+    taped(x[:10]), remat(x[:10])                    # compile outside the measurement
+    g_taped, peak_taped = peak_bytes(taped, x)
+    g_remat, peak_remat = peak_bytes(remat, x)
+    np.testing.assert_allclose(g_remat, g_taped, rtol=1e-13)
+    tape = 50 * x.nbytes                            # one relax() call's tape
+    assert peak_taped > 3.5 * tape                  # four calls' tapes at once
+    assert peak_remat < 2.0 * tape                  # one at a time
+    assert sstad.jit(sstad.grad(cc.chain_remat), backend="numba")(x[:10]) == pytest.approx(g_taped[:10])

@@ -18,6 +18,7 @@ from __future__ import annotations
 from sstad.ad.activity import active_values
 from sstad.ad.lists import float_list, list_roots
 from sstad.ad.structural import differentiable
+from sstad.custom import CustomFunction
 from sstad.errors import SstadError, UnsupportedSyntaxError
 from sstad.frontend.lower import Lowerer
 from sstad.frontend.scope import Scope
@@ -260,7 +261,7 @@ class ForwardMode:
             self.L.stmts.append(clone_stmt(stmt, subst))
             return
         custom = getattr(stmt.callee, "custom", None)
-        if custom is not None:
+        if isinstance(custom, CustomFunction):     # (a Remat is differentiated like any callee)
             return self.call_custom(stmt, subst, custom)
         fn = self.callee_jvp(stmt.callee)
         args = [mapped(a, subst) for a in stmt.args]

@@ -21,6 +21,7 @@ import itertools
 from sstad.ad.activity import active_values, needed_carried
 from sstad.ad.lists import LIST_READS, ListAdjoints, float_list, list_roots
 from sstad.ad.structural import STRUCTURAL, shift_slice, differentiable
+from sstad.custom import CustomFunction
 from sstad.errors import SstadError, UnsupportedSyntaxError
 from sstad.frontend.builder import TRUE
 from sstad.frontend.scope import Scope
@@ -397,7 +398,7 @@ class ReverseMode(ListAdjoints):
         if all(d is None for d in douts):
             return
         custom = getattr(stmt.callee, "custom", None)
-        if custom is not None:
+        if isinstance(custom, CustomFunction):     # (a Remat is differentiated like any callee)
             return self.back_custom(stmt, subst, custom, douts)
         vjp_fn, wrt, seeded = self.callee_vjp(stmt.callee)
         if not wrt:

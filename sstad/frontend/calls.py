@@ -14,7 +14,7 @@ from sstad.frontend.source import closure_values, function_node, is_user_functio
 from sstad.frontend.values import BoundMethod, Closure, Enumerate, RangeValue, Zip
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
-from sstad.custom import CustomFunction
+from sstad.custom import CustomFunction, Remat
 from sstad.runtime.extern import describe, extern_name
 from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot
 from sstad.runtime.index import index_add
@@ -48,7 +48,7 @@ class CallLowering:
     def call(self, func, args, kwargs, node):
         if isinstance(func, Closure):
             return self.call_closure(func, args, kwargs, node)
-        if isinstance(func, CustomFunction):
+        if isinstance(func, (CustomFunction, Remat)):
             return self.call_recursive(func.fun, args, kwargs, node, custom=func)
         if isinstance(func, BoundMethod):
             return self.call_method(func, args, kwargs, node)
