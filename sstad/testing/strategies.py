@@ -398,7 +398,8 @@ class _Gen:
             forms.append(("({0}) @ ({1})", "dot"))
         if _is_mat(src_ty) and src_ty[1] == src_ty[2]:
             forms.append(("np.trace({})", "linalg"))
-            forms.append(("np.linalg.det({})", "linalg"))
+            # det's rule needs an invertible matrix (docs/ad.md): keep it well away from singular
+            forms.append((f"np.linalg.det(np.eye({src_ty[1]}) * 4.0 + np.tanh({{}}))", "linalg"))
         forms = [f for f in forms if self.ok(f[1])] or [("np.sum({})", "reduction")]
         template, tag = self.choice(forms)
         self.tags.add(tag)
