@@ -14,7 +14,7 @@
 
 * ``python -m sstad.testing.fuzz --n 1000`` (``make fuzz N=1000``): a fuzzing campaign.
 * ``pytest_plugins = ["sstad.testing.pytest_plugin"]`` in a ``conftest.py`` gives the
-  ``check_grads`` fixture and the ``--sstad-programs N`` option.
+  ``check_grads`` fixture and the ``--sstad-backend`` option.
 """
 from sstad.testing.gradcheck import EPS, TOL, NotSmoothError, SstadCrash, check_grads  # noqa: F401
 
