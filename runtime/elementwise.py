@@ -118,7 +118,7 @@ def _inplace_infer(op):
         out = by_prototype(getattr(operator, op))(avals, params)
         if not isinstance(out, A.Array) or out.ndim > x.ndim:
             raise TypeError(f"the result of {op} does not fit the array updated in place")
-        if np.result_type(out.dtype, x.dtype) != x.dtype:
+        if not np.can_cast(out.dtype, x.dtype, casting="same_kind"):    # NumPy's rule for x op= v
             raise TypeError(f"cannot store {out.dtype} results in a {x.dtype} array in place")
         return x
     return infer

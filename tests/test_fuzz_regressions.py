@@ -166,3 +166,16 @@ def hypot_at_origin(x0):
 
 def test_hypot_at_origin():
     check(hypot_at_origin, 0.0)
+
+
+# -- 10. `f32_array += f64_array` is allowed by NumPy (same-kind casting); sstad refused
+#        it (seed 21) -----------------------------------------------------------------
+
+def float32_accumulates_float64(z):
+    z13 = np.zeros((2, 2), dtype=np.float32) + z
+    z13 += np.abs(np.linalg.inv(np.eye(2) * 5.0 + np.tanh(z13)))
+    return np.sum(z13)
+
+
+def test_float32_accumulates_float64():
+    check(float32_accumulates_float64, np.float32(0.3))
