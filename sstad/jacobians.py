@@ -17,7 +17,7 @@ from sstad.frontend.lower import flatten_runtime
 from sstad.ir import nodes as ir
 from sstad.ir.escape import export_escaping
 from sstad.runtime import abstract as A
-from sstad.transforms import _count, _Transform, grad, lower_any, pullback
+from sstad.transforms import _count, _replace_leaves, _Transform, grad, lower_any, pullback
 
 
 class _Pushforward(_Transform):
@@ -47,22 +47,9 @@ class _Pushforward(_Transform):
         helpers = module.functions[:-1] + list(forward.callees.values())
         for f in helpers + [fn]:
             export_escaping(f)
-        tangent_out = _float_leaves(out_tree, [_is_float(r) for r in entry.body.results])
+        tangent_out = _replace_leaves(out_tree, [_is_float(r) for r in entry.body.results])
         tree = ("tuple", (out_tree, tangent_out))
         return ir.Module(helpers + [fn]), ("tuple", tuple(in_tree[1]) + tuple(tangent_tree[1])), tree, captures
-
-
-def _float_leaves(treedef, keep):
-    it = iter(keep)
-
-    def walk(d):
-        if d[0] == "leaf":
-            return d if next(it) else ("static", None)
-        if d[0] == "static":
-            return d
-        children = tuple(walk(c) for c in d[-1])
-        return (d[0], d[1], children) if d[0] == "dict" else (d[0], children)
-    return walk(treedef)
 
 
 def pushforward(fun):

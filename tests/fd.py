@@ -3,16 +3,7 @@ import copy
 
 import numpy as np
 
-
-def float_leaves(tree):
-    """The float arrays and scalars of a structure, in order."""
-    if isinstance(tree, dict):
-        return [leaf for v in tree.values() for leaf in float_leaves(v)]
-    if isinstance(tree, (list, tuple)):
-        return [leaf for v in tree for leaf in float_leaves(v)]
-    if isinstance(tree, (float, np.floating)) or (isinstance(tree, np.ndarray) and tree.dtype.kind == "f"):
-        return [tree]
-    return []
+from sstad.testing.trees import float_leaves, map_floats  # noqa: F401  (tests import them from here)
 
 
 def other_leaves(tree):
@@ -24,23 +15,6 @@ def other_leaves(tree):
     if float_leaves(tree):
         return []
     return [np.asarray(tree).tolist()]
-
-
-def map_floats(tree, fn):
-    """``tree`` with each float leaf replaced by fn(leaf, k) (k counts float leaves)."""
-    counter = iter(range(10 ** 9))
-
-    def walk(t):
-        if isinstance(t, dict):
-            return {k: walk(v) for k, v in t.items()}
-        if isinstance(t, tuple):
-            return tuple(walk(v) for v in t)
-        if isinstance(t, list):
-            return [walk(v) for v in t]
-        if float_leaves(t):
-            return fn(t, next(counter))
-        return t
-    return walk(tree)
 
 
 def random_like(tree, rng):

@@ -2,59 +2,18 @@
 from sstad.ir import nodes as ir
 
 
-def written_memory(block):
-    """Vars of ``block`` whose buffer an in-place write in ``block`` may reach: the
-    written arrays, and every value linked to them through versions (a write's result),
-    loops (inits, parameters, results, outputs) and branches (results, outputs)."""
-    edges = {}
+def _links(block):
+    """Edges between values that are the same array (write results, loop and branch
+    plumbing), and the arrays written in place (call arguments count as written)."""
+    edges, written = {}, set()
 
     def link(a, b):
         if isinstance(a, ir.Var) and isinstance(b, ir.Var):
             edges.setdefault(a, set()).add(b)
             edges.setdefault(b, set()).add(a)
-    written = set()
     for stmt in ir.walk(block):
         if isinstance(stmt, ir.Apply) and stmt.prim.mutates and stmt.args:
             written.add(stmt.args[0])
-            link(stmt.args[0], stmt.outs[0])
-        elif isinstance(stmt, ir.If):
-            for k, out in enumerate(stmt.outs):
-                link(out, stmt.then.results[k])
-                link(out, stmt.orelse.results[k])
-        elif isinstance(stmt, (ir.While, ir.For)):
-            params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
-            for k, p in enumerate(params):
-                link(p, stmt.inits[k])
-                link(p, stmt.body.results[k])
-                link(p, stmt.outs[k])
-                if isinstance(stmt, ir.While):
-                    link(p, stmt.cond.params[k])
-        elif isinstance(stmt, ir.Call):     # a callee may write into its arguments
-            written.update(a for a in stmt.args if isinstance(a, ir.Var))
-    seen, todo = set(), list(written)
-    while todo:
-        v = todo.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        todo.extend(edges.get(v, ()))
-    return seen
-
-
-
-
-def versions(block, seed):
-    """``seed`` and every value that is the same array later or elsewhere in ``block``:
-    results of writes into it, and the loop parameters, results and outputs and the
-    branch outputs it flows through."""
-    edges = {}
-
-    def link(a, b):
-        if isinstance(a, ir.Var) and isinstance(b, ir.Var):
-            edges.setdefault(a, set()).add(b)
-            edges.setdefault(b, set()).add(a)
-    for stmt in ir.walk(block):
-        if isinstance(stmt, ir.Apply) and stmt.prim.mutates and stmt.args:
             link(stmt.args[0], stmt.outs[0])
         elif isinstance(stmt, ir.If):
             for k, out in enumerate(stmt.outs):
@@ -67,10 +26,32 @@ def versions(block, seed):
                     link(p, other)
                 if isinstance(stmt, ir.While):
                     link(p, stmt.cond.params[k])
-    seen, todo = set(), [seed]
+        elif isinstance(stmt, ir.Call):     # a callee may write into its arguments
+            written.update(a for a in stmt.args if isinstance(a, ir.Var))
+    return edges, written
+
+
+def _closure(edges, seeds):
+    seen, todo = set(), list(seeds)
     while todo:
         v = todo.pop()
         if v not in seen:
             seen.add(v)
             todo.extend(edges.get(v, ()))
     return seen
+
+
+def written_memory(block):
+    """Vars of ``block`` whose buffer an in-place write in ``block`` may reach: the
+    written arrays, and every value linked to them through versions (a write's result),
+    loops (inits, parameters, results, outputs) and branches (results, outputs)."""
+    edges, written = _links(block)
+    return _closure(edges, written)
+
+
+def versions(block, seed):
+    """``seed`` and every value that is the same array later or elsewhere in ``block``:
+    results of writes into it, and the loop parameters, results and outputs and the
+    branch outputs it flows through."""
+    edges, _ = _links(block)
+    return _closure(edges, [seed])
