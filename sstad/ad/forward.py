@@ -82,12 +82,7 @@ class ForwardMode:
         return ir.Function(fn.name + "_jvp", params + tangents, body, fn.loc)
 
     def collect(self, thunk):
-        saved, self.L.stmts = self.L.stmts, []
-        try:
-            thunk()
-            return self.L.stmts
-        finally:
-            self.L.stmts = saved
+        return self.L.collect(thunk)
 
     def block(self, stmts, subst):
         for stmt in stmts:

@@ -195,12 +195,7 @@ class ReverseMode(ListAdjoints):
         return ir.Function(fn.name + "_vjp", params + seed_params, body, fn.loc)
 
     def collect(self, thunk):
-        saved, self.L.stmts = self.L.stmts, []
-        try:
-            thunk()
-            return self.L.stmts
-        finally:
-            self.L.stmts = saved
+        return self.L.collect(thunk)
 
     # --- forward sweep -------------------------------------------------------------
     def forward(self, stmts, subst, saved):

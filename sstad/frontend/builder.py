@@ -118,6 +118,15 @@ class Builder:
         for scope in self.scopes:
             scope.env = {name: swap(v) for name, v in scope.env.items()}
 
+    def collect(self, thunk):
+        """The statements ``thunk`` appends, in a list of their own."""
+        saved, self.stmts = self.stmts, []
+        try:
+            thunk()
+            return self.stmts
+        finally:
+            self.stmts = saved
+
     def region(self, thunk, state):
         """Run ``thunk`` into a fresh statement list from ``state``."""
         saved_stmts, saved_state = self.stmts, self.get_state()
