@@ -37,9 +37,11 @@ FLOAT_DTYPES = (np.float64, np.float32)
 
 
 def safe_floats(dtype=np.float64, low=-2.0, high=2.0):
-    """Finite floats in [low, high], representable in ``dtype``."""
+    """Finite floats in [low, high], representable in ``dtype``; magnitudes below 1e-30
+    become 0 (squares of such values underflow, and finite differences cannot see them)."""
     width = 32 if np.dtype(dtype) == np.float32 else 64
-    return st.floats(low, high, allow_nan=False, allow_infinity=False, allow_subnormal=False, width=width)
+    return st.floats(low, high, allow_nan=False, allow_infinity=False, allow_subnormal=False,
+                     width=width).map(lambda v: 0.0 if abs(v) < 1e-30 else v)
 
 
 def shapes(min_dims=0, max_dims=2, min_side=1, max_side=4):
