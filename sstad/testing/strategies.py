@@ -453,7 +453,7 @@ class _Gen:
             n = ty[1]
             k = self.size()
             opts += [
-                ("matmul", lambda: f"{self.p(env, M(n, k), d)} @ {self.p(env, V(k), d)}"),
+                ("matmul", lambda: f"({self.p(env, M(n, k), d)} @ {self.p(env, V(k), d)})"),
                 ("dot", lambda: f"np.dot({self.expr(env, M(n, k), d)}, {self.expr(env, V(k), d)})"),
                 ("reduction_axis", lambda: self.axis_reduce(env, n, d)),
                 ("scan", lambda: f"np.cumsum({self.expr(env, V(n), d)})"),
@@ -476,7 +476,7 @@ class _Gen:
             k = self.size()
             opts += [
                 ("outer", lambda: f"np.outer({self.expr(env, V(n), d)}, {self.expr(env, V(m), d)})"),
-                ("matmul", lambda: f"{self.p(env, M(n, k), d)} @ {self.p(env, M(k, m), d)}"),
+                ("matmul", lambda: f"({self.p(env, M(n, k), d)} @ {self.p(env, M(k, m), d)})"),
                 ("transpose", lambda: self.choice([f"{self.p(env, M(m, n), d)}.T",
                                                    f"np.transpose({self.expr(env, M(m, n), d)})"])),
                 ("reshape", lambda: f"{self.p(env, V(n * m), d)}.reshape(({n}, {m}))"),
