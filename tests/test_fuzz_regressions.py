@@ -179,3 +179,26 @@ def float32_accumulates_float64(z):
 
 def test_float32_accumulates_float64():
     check(float32_accumulates_float64, np.float32(0.3))
+
+
+# -- 11. `s *= g(x)` in a branch inside a loop: the emitter computed the branch's new
+#        adjoint into the carried variable while the branch still read the old one
+#        (silently wrong gradient; seed 22) ---------------------------------------------
+
+def scale_in_branch_in_loop(x1):
+    s7 = x1 * 1.0
+    k8 = 0
+    while k8 < 3:
+        k8 += 1
+        if x1 > 0.5:
+            s7 *= np.tanh(x1)
+        else:
+            s7 = x1
+    return s7
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_scale_in_branch_in_loop(backend):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_grads(scale_in_branch_in_loop, (1.2855706583801965,), backend=backend)

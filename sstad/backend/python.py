@@ -154,32 +154,33 @@ class FunctionEmitter:
             if self.lines[mark + 1:] == ["    " * (depth + 1) + "pass"]:
                 del self.lines[mark:]                  # an else with nothing to do
 
-    def coalesce(self, block, targets, loop):
+    def coalesce(self, block, targets):
         """Compute each result straight into its target variable, saving a copy.
 
-        A result defined at the top of ``block`` takes its target's name.  In a loop
-        body the target is the carried parameter, so this is only safe when nothing
-        after the definition still reads the parameter's old value."""
+        A result defined at the top of ``block`` takes its target's name.  The target's
+        Python variable may already hold a live value (a loop's carried parameter, or a
+        branch output that shares it), so this is only safe when nothing after the
+        definition still reads that variable's old value."""
         defined = {o: k for k, st in enumerate(block.stmts) if isinstance(st, (ir.Apply, ir.Call, ir.If))
                    and not (isinstance(st, ir.Apply) and st.prim.mutates) for o in st.outs}
         for pos, (result, target) in enumerate(zip(block.results, targets)):
             if result not in defined or result in self.name.names or block.results.count(result) > 1:
                 continue
-            if loop:
-                k = defined[result]
-                versions = {target}      # in-place writes keep the parameter's name
-                for st in ir.walk(block):
-                    if isinstance(st, ir.Apply) and st.prim.mutates and st.args and st.args[0] in versions:
-                        versions.add(st.outs[0])
-                later = [a for st in block.stmts[k + 1:] for a in ir.reads(st)]
-                later += [r for i, r in enumerate(block.results) if i != pos]
-                if any(isinstance(a, ir.Var) and a in versions for a in later):
-                    continue
+            k = defined[result]
+            taken = self.name(target)
+            versions = {target}          # in-place writes keep the parameter's name
+            for st in ir.walk(block):
+                if isinstance(st, ir.Apply) and st.prim.mutates and st.args and st.args[0] in versions:
+                    versions.add(st.outs[0])
+            later = [a for st in block.stmts[k + 1:] for a in ir.reads(st)]
+            later += [r for i, r in enumerate(block.results) if i != pos]
+            if any(isinstance(a, ir.Var) and (a in versions or self.name.names.get(a) == taken) for a in later):
+                continue
             self.name.alias(result, target)
 
-    def region(self, block, targets, depth, loop=False):
+    def region(self, block, targets, depth):
         """A branch or loop body: its statements, then its results into ``targets``."""
-        self.coalesce(block, targets, loop)
+        self.coalesce(block, targets)
         start = len(self.lines)
         self.block(block.stmts, depth)
         self.assign([self.name(t) for t in targets], [self.atom(r) for r in block.results], depth)
@@ -210,7 +211,7 @@ class FunctionEmitter:
             self.block(cond.stmts, depth + 1)
             self.out(f"if not {self.atom(cond.results[0])}:", depth + 1)
             self.out("break", depth + 2)
-        self.region(stmt.body, params, depth + 1, loop=True)
+        self.region(stmt.body, params, depth + 1)
 
     def stmt_For(self, stmt, depth):
         index, params = stmt.body.params[0], stmt.body.params[1:]
@@ -219,7 +220,7 @@ class FunctionEmitter:
         if bounds[2] == "1":
             bounds = bounds[1:2] if bounds[0] == "0" else bounds[:2]
         self.out(f"for {self.name(index)} in range({', '.join(bounds)}):", depth)
-        self.region(stmt.body, params, depth + 1, loop=True)
+        self.region(stmt.body, params, depth + 1)
 
 
 def _elementwise_array(stmt):
