@@ -36,3 +36,11 @@ def carried_view(a, n):
         row = a[(i + 1) % a.shape[0]]     # a view: must be copied onto the tape
         a[(i + 2) % a.shape[0]] = a[(i + 2) % a.shape[0]] * 0.5
     return np.sum(acc)
+
+
+def sin_times_x(x):
+    return np.sum(np.sin(x) * x)
+
+
+def outer_sum(x, col):
+    return np.sum(np.sin(x) * col) + np.sum(col * col)       # (3,) with (2, 1): a real broadcast

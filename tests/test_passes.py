@@ -47,3 +47,18 @@ def test_loops_tape_fresh_arrays_without_copying_them():
 def test_tape_copies_keep_gradients_right(fn, args, backend):
     from sstad.testing import check_grads
     check_grads(fn, args, modes=("rev",), backend=backend)
+
+
+def test_broadcasts_use_the_scalar_and_drop_same_shape_unbroadcasts():
+    x = np.linspace(-1.0, 1.0, 5)
+    before = sstad.dump(sstad.grad(pc.sin_times_x), x, after="simplify")
+    after = sstad.dump(sstad.grad(pc.sin_times_x), x)
+    assert "zeros_like" in before and "unbroadcast" in before
+    assert "zeros_like" not in after and "unbroadcast" not in after
+    np.testing.assert_allclose(sstad.grad(pc.sin_times_x)(x), np.cos(x) * x + np.sin(x), rtol=1e-14)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_broadcasts_keep_real_broadcasting(backend):
+    from sstad.testing import check_grads
+    check_grads(pc.outer_sum, (np.array([0.3, -0.2, 0.5]), np.array([[1.0], [2.0]])), backend=backend)

@@ -22,4 +22,4 @@ def run_passes(module, until=None):
     return module
 
 
-from sstad.passes import simplify, cse, dce  # noqa: E402,F401  (registers, in pipeline order)
+from sstad.passes import simplify, broadcasts, cse, dce  # noqa: E402,F401  (registers, in pipeline order)

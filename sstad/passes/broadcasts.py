@@ -1,0 +1,92 @@
+"""Broadcast simplification: derivative code broadcasts scalars to full arrays and sums
+them back.  ``np.sum``'s rule hands on ``zeros_like(a) + dout``, an array of one value,
+and binary rules end with ``unbroadcast(g, x)``.  Where shapes are known to agree, the
+scalar is used directly and ``unbroadcast`` is the identity:
+
+    d = zeros_like(a) + s;  t = d * b      ->   t = s * b          (b shaped like a)
+    unbroadcast(g, x)                      ->   g                  (g shaped like x)
+
+Shapes are compared symbolically: elementwise operations keep the shape of their array
+operands when those agree, ``*_like(x)`` and ``unbroadcast(g, x)`` have x's shape.
+"""
+import itertools
+
+import numpy as np
+
+from sstad.ir import nodes as ir
+from sstad.ir.alias import written_memory
+from sstad.ir.clone import substitute
+from sstad.passes import register_pass
+from sstad.runtime import abstract as A
+
+LIKE = ("zeros_like", "ones_like", "empty_like", "full_like", "copy")
+_ids = itertools.count()
+
+
+def _is_array(a):
+    return isinstance(getattr(a, "type", None), A.Array)
+
+
+def _elementwise(stmt):
+    prim = stmt.prim
+    return (isinstance(prim.impl, np.ufunc) or prim.name.startswith("op.")) and prim.elementwise \
+        and not prim.mutates
+
+
+def _shapes(fn):
+    """Var -> a shape class: two Vars with one class have the same shape at run time."""
+    shape = {}
+
+    def of(a):
+        if a not in shape:
+            shape[a] = next(_ids)
+        return shape[a]
+    for stmt in ir.walk(fn.body):
+        if not isinstance(stmt, ir.Apply) or len(stmt.outs) != 1 or not _is_array(stmt.outs[0]):
+            continue
+        out, name = stmt.outs[0], stmt.prim.name
+        if name in LIKE or (name == "unbroadcast"):
+            source = stmt.args[0] if name in LIKE else stmt.args[1]
+            if _is_array(source) and source.type.ndim == out.type.ndim:
+                shape[out] = of(source)
+        elif _elementwise(stmt):
+            classes = {of(a) for a in stmt.args if _is_array(a)}
+            if len(classes) == 1 and all(a.type.ndim == out.type.ndim for a in stmt.args if _is_array(a)):
+                shape[out] = classes.pop()
+    return shape
+
+
+@register_pass("broadcasts")
+def broadcasts(module) -> bool:
+    changed = False
+    for fn in module.functions:
+        shape = _shapes(fn)
+        written = written_memory(fn.body)
+        same = lambda a, b: a in shape and b in shape and shape[a] == shape[b]   # noqa: E731
+        filled, zeros, mapping = {}, set(), {}
+        for stmt in ir.walk(fn.body):
+            if not isinstance(stmt, ir.Apply) or stmt.prim.mutates or len(stmt.outs) != 1:
+                continue
+            out, name, args = stmt.outs[0], stmt.prim.name, stmt.args
+            if name == "zeros_like":
+                zeros.add(out)
+            elif name == "op.add" and len(args) == 2:
+                for z, s in (args, args[::-1]):
+                    if z in zeros and isinstance(getattr(s, "type", None), A.Scalar) and same(z, out):
+                        filled[out] = s          # an array of one value, s, shaped like out
+            elif name == "op.mul" and out not in written:
+                for f, b in (args, args[::-1]):
+                    s = filled.get(f)
+                    if s is not None and _is_array(b) and same(f, b) and b.type.dtype == out.type.dtype \
+                            and (getattr(s.type, "weak", False) or s.type.dtype == out.type.dtype):
+                        stmt.args = [s, b]       # s * b: the same values, no array of ones
+                        changed = True
+                        break
+            elif name == "unbroadcast" and same(args[0], args[1]) and out not in written \
+                    and args[0] not in written and args[0].type == out.type:
+                mapping[out] = args[0]
+        if mapping:
+            substitute(fn.body, mapping)
+            changed = True
+    return changed
+
