@@ -16,7 +16,9 @@ from fd import directional_derivative, inner, random_like
 from test_reverse_corpus import DIFFERENTIABLE
 from test_rules import CASES, PYTHON_ONLY
 
-BACKENDS = ("python", "numba")
+# The Numba variants compile ~300 functions: they run in `make test-slow`; `make test`
+# checks compiled forward mode through the higher-order and custom-rule tests.
+BACKENDS = ("python", pytest.param("numba", marks=pytest.mark.slow))
 
 
 @functools.cache
