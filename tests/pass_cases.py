@@ -44,3 +44,15 @@ def sin_times_x(x):
 
 def outer_sum(x, col):
     return np.sum(np.sin(x) * col) + np.sum(col * col)       # (3,) with (2, 1): a real broadcast
+
+
+def fusion_hazards(x, n):
+    p = x.copy()
+    for i in range(n):
+        a = np.sin(p) * 2.0       # read once, below, after p is rebound: must not move past it
+        p = p + 1.0
+        b = a + 1.0
+        q = np.cos(p) * 3.0       # read once, but after an in-place write into p
+        p[0] = 5.0
+        p = p * b + q
+    return np.sum(p)

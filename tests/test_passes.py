@@ -62,3 +62,12 @@ def test_broadcasts_use_the_scalar_and_drop_same_shape_unbroadcasts():
 def test_broadcasts_keep_real_broadcasting(backend):
     from sstad.testing import check_grads
     check_grads(pc.outer_sum, (np.array([0.3, -0.2, 0.5]), np.array([[1.0], [2.0]])), backend=backend)
+
+
+def test_fused_expressions_keep_evaluation_order():
+    x = np.array([0.3, -0.2, 0.5])
+    fused = sstad.dump(pc.fusion_hazards, x, 3, emit="numba")
+    assert "np.sin(" in fused
+    assert sstad.jit(pc.fusion_hazards)(x, 3) == pytest.approx(pc.fusion_hazards(x, 3), rel=1e-14)
+    g = sstad.jit(sstad.grad(pc.fusion_hazards))(x, 3)
+    np.testing.assert_allclose(g, sstad.grad(pc.fusion_hazards)(x, 3), rtol=1e-13)
