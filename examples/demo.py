@@ -98,6 +98,14 @@ def main():
     tf, tg = median_seconds(f, point), median_seconds(grad, point)
     print(f"function {tf * 1e3:.3f} ms, gradient {tg * 1e3:.3f} ms: grad/f = {tg / tf:.1f}")
 
+    print("\n---- forward mode and second order through the same loop ----")
+    _, along_damping = sstad.jit(sstad.pushforward(final_angle))(*point, 1.0, 0.0)
+    print(f"jvp along damping   = {along_damping:.8f}   (reverse mode: {d_damping:.8f})")
+    hessian = sstad.hessian(final_angle, argnums=0, backend="numba")(*point)
+    fd_second = (grad(point[0] + eps, point[1])[0] - grad(point[0] - eps, point[1])[0]) / (2 * eps)
+    print(f"d2 theta / d damping2 = {float(hessian):.6f}   (differences of the gradient: {fd_second:.6f})")
+    assert np.isclose(along_damping, d_damping, rtol=1e-10) and np.isclose(hessian, fd_second, rtol=1e-4)
+
 
 if __name__ == "__main__":
     main()
