@@ -397,7 +397,7 @@ class _Gen:
                 forms.append(("np.var({})", "reduction"))
         if _is_vec(src_ty):
             forms.append(("np.dot({0}, {1})", "dot"))
-            forms.append(("({0}) @ ({1})", "dot"))
+            forms.append(("(({0}) @ ({1}))", "dot"))
         if _is_mat(src_ty) and src_ty[1] == src_ty[2]:
             forms.append(("np.trace({})", "linalg"))
             # det's rule needs an invertible matrix (docs/ad.md): keep it well away from singular
