@@ -366,3 +366,18 @@ def _(x, lo, hi, out, dout):
     return (unbroadcast(inside, x), unbroadcast(np.where(below, dout, 0.0), lo),
             unbroadcast(np.where(above, dout, 0.0), hi))
 
+
+
+from sstad.runtime.primitive import lookup  # noqa: E402
+
+
+def _clip_emit(args, params, avals):
+    """On scalars, min(max(...)): Numba's np.clip takes arrays only."""
+    layout = params.get("layout")
+    if layout is not None and not layout[1] and len(layout[0]) == 3 and all(isinstance(a, A.Scalar) for a in avals):
+        x, lo, hi = (text_of(p, args) for p in layout[0])
+        return f"min(max({x}, {lo}), {hi})"
+    return emit_call("np.clip")(args, params, avals)
+
+
+lookup("clip").emit = _clip_emit

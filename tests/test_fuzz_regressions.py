@@ -202,3 +202,16 @@ def test_scale_in_branch_in_loop(backend):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_grads(scale_in_branch_in_loop, (1.2855706583801965,), backend=backend)
+
+
+# -- 12. np.clip of a scalar under Numba (its np.clip takes arrays only; seed 36) -------
+
+def clip_scalar(x1):
+    return np.clip(x1[1], -1.0, 1.0) * x1[0]
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_clip_of_a_scalar(backend):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_grads(clip_scalar, (np.array([0.3, -0.5]),), backend=backend)
