@@ -107,9 +107,7 @@ def _(x, shape, out, dout):
 
 @defvjp("flip")
 def _(x, out, dout, axis=None):
-    if axis is None:
-        return (np.flip(dout),)
-    return (np.swapaxes(np.swapaxes(dout, 0, axis)[::-1], 0, axis),)   # Numba's flip has no axis
+    return (np.flip(dout, axis=axis),)
 
 
 @defvjp("fliplr")
@@ -192,3 +190,25 @@ def _(x, reps, out, dout):
 @defvjp("moveaxis")
 def _(x, source, destination, out, dout):
     return (np.moveaxis(dout, destination, source), None, None)
+
+
+from sstad.runtime.primitive import Slot, emit_call, lookup, text_of  # noqa: E402
+
+
+def _flip_emit(args, params, avals):
+    """Numba's np.flip has no axis: flip that axis by slicing (a view, as np.flip's is)."""
+    layout = params.get("layout")
+    axis = layout[1].get("axis") if layout is not None else None
+    if axis is None and layout is not None and len(layout[0]) > 1:
+        axis = layout[0][1]
+    if layout is None or isinstance(axis, Slot):
+        return emit_call("np.flip")(args, params, avals)
+    x = text_of(layout[0][0], args)
+    if axis is None:
+        return f"np.flip({x})"
+    axis = axis % avals[0].ndim
+    index = ", ".join([":"] * axis + ["::-1"])
+    return f"{x}[{index}]"
+
+
+lookup("flip").emit = _flip_emit

@@ -215,3 +215,16 @@ def test_clip_of_a_scalar(backend):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_grads(clip_scalar, (np.array([0.3, -0.5]),), backend=backend)
+
+
+# -- 13. np.flip with an axis under Numba (its np.flip has none; Numba campaign, seed 40) -
+
+def flip_rows(x0):
+    return np.sum(np.flip(np.full((4, 1), 1.0) * x0, axis=0) * np.arange(4.0)[:, None])
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_flip_with_an_axis(backend):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_grads(flip_rows, (1.9813,), backend=backend)

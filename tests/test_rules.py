@@ -116,9 +116,9 @@ CASES += [
     ("np.full (run-time value)", rc.full_of, lambda: (mat(3), 0.7)),
     ("math.erf, math.erfc", rc.erf_ops, lambda: (0.4,)),
     ("np.fliplr, np.flipud, x[::-1]", rc.flip_lr_ud, lambda: (mat(3, 3),)),
-]
-PYTHON_ONLY = [  # Numba has no np.tile, np.moveaxis, np.flip(x, axis)
     ("np.flip(axis=1)", rc.flip_axis, lambda: (mat(2, 3),)),
+]
+PYTHON_ONLY = [  # Numba has no np.tile, np.moveaxis
     ("np.tile", rc.tile3, lambda: (mat(3),)),
     ("np.moveaxis", rc.moveaxis1, lambda: (mat(2, 3, 4),)),
     ("np.einsum", rc.einsum_matmul_trace, lambda: (mat(3, 3), mat(3, 2))),
