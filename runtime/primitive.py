@@ -45,6 +45,13 @@ class Primitive:
     def __repr__(self):
         return self.name
 
+    @property
+    def ufunc(self):
+        """An elementwise NumPy ufunc or arithmetic operator: it broadcasts its arguments
+        and has no other structure (what Numba fuses, what keeps a shape)."""
+        return self.elementwise and not self.mutates and (
+            isinstance(self.impl, np.ufunc) or self.name.startswith("op."))
+
 
 def lookup(name):
     return PRIMITIVES[name]

@@ -14,7 +14,7 @@ The arguments are arrays or floats and the result one array or float.
 """
 import functools
 
-from sstad.runtime.custom import stop_gradient  # noqa: F401  (re-exported as sstad.stop_gradient)
+from sstad.runtime.custom import stop_gradient, vjp_rule  # noqa: F401  (stop_gradient: sstad.stop_gradient)
 
 
 class CustomFunction:
@@ -40,7 +40,6 @@ class CustomFunction:
 
     def vjp_rule(self, arity):
         """``rule(*args, out, dout)``, whichever way the user gave it."""
-        from sstad.runtime.custom import vjp_rule
         if self.bprop is not None:
             return self.bprop
         if self.bwd is not None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import sstad
 from sstad.errors import BackendError
 from corpus import CORPUS
-from fd import directional_derivative, inner, random_like
+from fd import derivative_off_kinks, inner, random_like
 from test_reverse_corpus import DIFFERENTIABLE
 from test_rules import CASES, PYTHON_ONLY
 
@@ -36,7 +36,7 @@ def check_jvp(fn, static, values, rng, backend, rel=1e-5, abs_=1e-6):
     target = lambda *v: fn(*static, *v)                                   # noqa: E731
     out = target(*copy.deepcopy(values))
     cotangent, direction = random_like(out, rng), random_like(values, rng)
-    expected = directional_derivative(target, values, direction, cotangent)
+    values, expected = derivative_off_kinks(target, values, direction, cotangent, rng)
     if expected is None:
         return False
     push, pull = compiled(fn, backend)

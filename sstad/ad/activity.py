@@ -44,7 +44,7 @@ def _stmt(stmt, active):
 
 
 def _loop(stmt, active):
-    carried = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
+    carried = ir.carried(stmt)
     regions = [stmt.body] if isinstance(stmt, ir.For) else [stmt.cond, stmt.body]
     for p, init in zip(carried, stmt.inits):
         if _is_active(init, active):

@@ -18,17 +18,18 @@ from __future__ import annotations
 from sstad.ad.activity import active_values
 from sstad.ad.lists import float_list, list_roots
 from sstad.ad.structural import differentiable
+from sstad.ad.sweep import Sweep, detached_lowerer
 from sstad.custom import CustomFunction
 from sstad.errors import SstadError, UnsupportedSyntaxError
 from sstad.frontend.lower import Lowerer
-from sstad.frontend.scope import Scope
 from sstad.ir import nodes as ir
-from sstad.ir.clone import atom as mapped, clone_stmt
+from sstad.ir.alias import writes_in_place
+from sstad.ir.clone import atom as mapped, clone_stmt, inline
 from sstad.runtime import abstract as A
 from sstad.frontend.source import function_node
 from sstad.runtime.custom import jvp_rule
 from sstad.runtime.extern import describe as describe_extern
-from sstad.runtime.primitive import Slot, lookup
+from sstad.runtime.primitive import lookup
 
 # Linear in each argument separately: the JVP is the sum over active arguments of the
 # primitive applied with that argument replaced by its tangent.
@@ -38,20 +39,11 @@ flipud triu tril roll repeat tile trace diag sum mean cumsum broadcast_to atleas
 atleast_2d copy op.neg negative op.pos positive builtin.float unbroadcast""".split())
 # Arguments that only give a shape: never differentiated.
 SHAPE_ONLY = {"unbroadcast": {1}}
-COPY = {"layout": ((Slot(0),), {})}
 
 
-def _fresh_lowerer():
-    lowerer = Lowerer()
-    scope = Scope({}, set(), "<tangents>")
-    scope.declared_global = set()
-    lowerer.scopes, lowerer.scope = [scope], scope
-    return lowerer
-
-
-class ForwardMode:
+class ForwardMode(Sweep):
     def __init__(self, callees=None):
-        self.L = _fresh_lowerer()
+        super().__init__(Lowerer(), "<tangents>")
         self.callees = callees if callees is not None else {}   # callee -> its jvp function
         self.tan = {}        # primal Var -> its tangent atom in the new code
         self.owned = set()   # primal Vars whose tangent array no other tangent shares
@@ -80,9 +72,6 @@ class ForwardMode:
         douts = [self.tangent_or_zeros(r, subst) for r in fn.body.results if _is_float(r)]
         body = ir.Block(params + tangents, self.L.stmts, results + douts)
         return ir.Function(fn.name + "_jvp", params + tangents, body, fn.loc)
-
-    def collect(self, thunk):
-        return self.L.collect(thunk)
 
     def block(self, stmts, subst):
         for stmt in stmts:
@@ -122,11 +111,6 @@ class ForwardMode:
         want = A.Array(target.dtype, target.ndim) if isinstance(target, A.Array) else target
         return self.L.cast(t, want, self.L.stmts)
 
-    def zeros(self, var, primal):
-        if isinstance(var.type, A.Array):
-            return self.L.apply("zeros_like", [primal], {"layout": ((Slot(0),), {})}, hint="d" + var.hint)
-        return ir.Const(A.prototype(A.Scalar(var.type.dtype, var.type.weak)) * 0, var.type)
-
     def tangent_or_zeros(self, a, subst):
         t = self.tangent(a)
         if t is not None:
@@ -144,7 +128,7 @@ class ForwardMode:
             return self.zeros(var, mapped(var, subst))
         if var in self.owned:
             return t
-        return self.L.apply("copy", [t], COPY, hint="d" + var.hint)
+        return self.L.copy_of(t, "d" + var.hint)
 
     def share(self, args):
         """A new tangent may alias these arguments' tangents: they are no longer owned."""
@@ -195,16 +179,14 @@ class ForwardMode:
             total = part if total is None else self.L.apply("op.add", [total, part], hint=part.hint)
         return total
 
-    def transposed(self, stmt, args, out, tans):
-        """``J v`` from the reverse rule ``dout -> J^T dout``, by reverse mode through it."""
+    def transposed(self, stmt, args, out, tans, rule=None, name=None):
+        """``J v`` from the reverse rule ``dout -> J^T dout``, by reverse mode through it
+        (the primitive's rule unless ``rule``, cached under ``name``, is given)."""
         active = [k for k, t in enumerate(tans) if t is not None]
-        joint = transposed_rule(stmt, active)
+        joint = transposed_rule(stmt, active, rule or stmt.prim.vjp, name or stmt.prim.name)
         actual = [a for a, orig in zip(args, stmt.args) if isinstance(orig, ir.Var)] + [out, out]
         actual += [tans[k] for k in joint.active]
-        subst = dict(zip(joint.params, actual))
-        for s in joint.body.stmts:
-            self.L.stmts.append(clone_stmt(s, subst))
-        return mapped(joint.body.results[-1], subst)
+        return inline(joint, actual, self.L.stmts)[-1]
 
     def apply_inplace(self, stmt, subst, args, tans):
         name, out, x = stmt.prim.name, stmt.outs[0], stmt.args[0]
@@ -236,8 +218,8 @@ class ForwardMode:
         result = self.L.apply(op.name, args[:2])
         probe = ir.Apply([ir.Var("t", result.type)], op, [stmt.args[0], stmt.args[1]], {}, stmt.loc)
         t = self.transposed(probe, args[:2], result, tans[:2])
-        t = self.L.apply("copy", [self.fit(self.L.atom(t, None), out)], COPY, hint="d" + out.hint) \
-            if isinstance(out.type, A.Array) else t
+        if isinstance(out.type, A.Array):
+            t = self.L.copy_of(self.fit(self.L.atom(t, None), out), "d" + out.hint)
         self.L.stmts.append(clone_stmt(stmt, subst))
         self.set(out, t, owned=True)
 
@@ -283,8 +265,9 @@ class ForwardMode:
             node, filename = function_node(rule)
             t = self.L.inline(rule, node, filename, args + tans, {}, node, parent=None)
         elif custom.vjp_rule(len(args)) is not None:
-            probe = ir.Apply(stmt.outs, _CustomVJP(custom, len(args)), stmt.args, {}, stmt.loc)
-            t = self.transposed(probe, args, new.outs[0], [self.tangent(a) for a in stmt.args])
+            probe = ir.Apply(stmt.outs, None, stmt.args, {}, stmt.loc)
+            t = self.transposed(probe, args, new.outs[0], [self.tangent(a) for a in stmt.args],
+                                rule=custom.vjp_rule(len(args)), name=f"custom:{id(custom)}")
         else:
             raise UnsupportedSyntaxError(f"`{custom.__name__}` has neither defvjp nor defjvp rules", stmt.loc)
         self.set(out, t)
@@ -320,12 +303,12 @@ class ForwardMode:
 
     def loop(self, stmt, subst):
         is_for = isinstance(stmt, ir.For)
-        params = stmt.body.params[1:] if is_for else stmt.body.params
+        params = ir.carried(stmt)
         active = [m for m, p in enumerate(params) if self.active(p)]
         if not active and not any(self.active(o) for o in stmt.outs):
             self.L.stmts.append(clone_stmt(stmt, subst))
             return
-        mutates = any(isinstance(s, ir.Apply) and s.prim.mutates for s in ir.walk(stmt.body))
+        mutates = writes_in_place(stmt.body)
         inits = [mapped(a, subst) for a in stmt.inits]
         tan_inits = []
         for m in active:
@@ -358,10 +341,9 @@ class ForwardMode:
                 r = stmt.body.results[m]
                 t = self.tangent_or_zeros(r, body_subst)
                 if mutates and isinstance(r.type, A.Array) and isinstance(r, ir.Var) and r not in self.owned:
-                    t = self.L.apply("copy", [t], COPY, hint=t.hint)   # next iteration writes into it
+                    t = self.L.copy_of(t, t.hint)   # next iteration writes into it
                 results.append(t)
             return results
-        body_stmts = []
         tan_results = []
         body_stmts = self.collect(lambda: tan_results.extend(body()))
         new_body = ir.Block(new_params + tan_params, body_stmts,
@@ -387,20 +369,11 @@ class ForwardMode:
         self.L.stmts.append(new)
 
 
-class _CustomVJP:
-    """Stands for a custom function's primitive when its bwd is transposed."""
-
-    def __init__(self, custom, arity):
-        self.name = f"custom:{id(custom)}"
-        self.vjp = custom.vjp_rule(arity)
-        self.mutates = False
-
-
 def transposed_jvp(reverse, custom, stmt, subst, dout):
     """Cotangents of a custom function with only a JVP rule: reverse mode through
     ``jvp_rule(args..., tangents...)`` with respect to the tangents (it is linear in them)."""
     from sstad.ad.reverse import ReverseMode
-    lowerer = _fresh_lowerer()
+    lowerer = detached_lowerer("<jvp rule>")
     lowerer.loc = stmt.loc
     args = [ir.Var(a.hint, a.type) if isinstance(a, ir.Var) else a for a in stmt.args]
     tangents = [ir.Var("d" + getattr(a, "hint", "x"), a.type) for a in stmt.args]
@@ -413,11 +386,7 @@ def transposed_jvp(reverse, custom, stmt, subst, dout):
     joint = ReverseMode(Lowerer()).joint(fn, list(range(n_var, len(params))), [0])
     actual = [mapped(a, subst) for a in stmt.args if isinstance(a, ir.Var)]
     actual += [mapped(a, subst) for a in stmt.args]     # any value: the rule is linear in them
-    inner = dict(zip(joint.params, actual + [dout]))
-    for s in joint.body.stmts:
-        reverse.L.stmts.append(clone_stmt(s, inner))
-    cts = [mapped(r, inner) for r in joint.body.results[1:]]
-    return list(enumerate(cts))
+    return list(enumerate(inline(joint, actual + [dout], reverse.L.stmts)[1:]))
 
 
 def _tangent_list(list_type):
@@ -435,19 +404,20 @@ def _is_float(a):
 _TRANSPOSED = {}
 
 
-def transposed_rule(stmt, active):
-    """The reverse rule of ``stmt``'s primitive, transposed: a function of
-    (variable args..., out, dout, tangents of args[active]...) whose last result is J v."""
-    key = (stmt.prim.name, tuple(repr(a.type) if isinstance(a, ir.Var) else ("const", repr(a.value))
+def transposed_rule(stmt, active, rule, name):
+    """The reverse ``rule`` of ``stmt`` (of the primitive or custom function ``name``),
+    transposed: a function of (variable args..., out, dout, tangents of args[active]...)
+    whose last result is J v."""
+    key = (name, tuple(repr(a.type) if isinstance(a, ir.Var) else ("const", repr(a.value))
                                  for a in stmt.args), repr(stmt.params), repr(stmt.outs[0].type), tuple(active))
     joint = _TRANSPOSED.get(key)
     if joint is None:
-        joint = _build_transposed(stmt, active)
+        joint = _build_transposed(stmt, active, rule)
         _TRANSPOSED[key] = joint
     return joint
 
 
-def _build_transposed(stmt, active):
+def _build_transposed(stmt, active, rule):
     from sstad.ad.reverse import ReverseMode   # reverse imports nothing of ours
     lowerer = Lowerer()
     reverse = ReverseMode(lowerer)
@@ -455,7 +425,7 @@ def _build_transposed(stmt, active):
     args = [ir.Var(a.hint, a.type) if isinstance(a, ir.Var) else a for a in stmt.args]
     out = ir.Var("out", stmt.outs[0].type)
     dout = ir.Var("dout", out.type)
-    cts = dict(reverse.call_rule(stmt.prim.vjp, stmt, {}, out, dout, args=args))
+    cts = dict(reverse.call_rule(rule, stmt, {}, out, dout, args=args))
     results, seeded_args = [], []
     for k in active:
         ct = cts.get(k)
@@ -464,8 +434,7 @@ def _build_transposed(stmt, active):
         ct = lowerer.atom(ct, None)
         target = args[k].type
         if isinstance(target, A.Array) and not isinstance(ct.type, A.Array):
-            zeros = lowerer.apply("zeros_like", [args[k]], {"layout": ((Slot(0),), {})})
-            ct = lowerer.apply("op.add", [zeros, ct])
+            ct = lowerer.apply("op.add", [lowerer.zeros_like(args[k]), ct])
         ct = lowerer.cast(ct, A.Array(target.dtype, ct.type.ndim) if isinstance(ct.type, A.Array)
                           else A.Scalar(target.dtype, getattr(target, "weak", False)), lowerer.stmts)
         results.append(ct)

@@ -25,7 +25,7 @@ def list_roots(block, roots):
         if isinstance(stmt, ir.Apply) and stmt.prim.mutates and isinstance(stmt.args[0].type, A.ListOf):
             roots[stmt.outs[0]] = roots.get(stmt.args[0], stmt.args[0])
         elif isinstance(stmt, (ir.For, ir.While)):
-            params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
+            params = ir.carried(stmt)
             for init, p, out in zip(stmt.inits, params, stmt.outs):
                 if isinstance(p.type, A.ListOf):
                     roots[p] = roots[out] = roots.get(init, init)

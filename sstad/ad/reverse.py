@@ -15,36 +15,30 @@
 """
 from __future__ import annotations
 
-import collections
 import itertools
 
 from sstad.ad.activity import active_values, needed_carried
 from sstad.ad.lists import LIST_READS, ListAdjoints, float_list, list_roots
 from sstad.ad.structural import STRUCTURAL, shift_slice, differentiable
+from sstad.ad.sweep import Sweep
 from sstad.custom import CustomFunction
 from sstad.errors import SstadError, UnsupportedSyntaxError
 from sstad.frontend.builder import TRUE
-from sstad.frontend.scope import Scope
+from sstad.frontend.calls import VIEW_FUNCTIONS
 from sstad.frontend.lower import Lowerer
 from sstad.frontend.source import function_node
 from sstad.ir import nodes as ir
-from sstad.ir.alias import versions, written_memory
+from sstad.ir.alias import versions, writes_in_place, written_memory
 from sstad.ir.clone import atom as mapped, clone_block, clone_stmt
 from sstad.runtime import abstract as A
 from sstad.runtime.extern import describe as describe_extern
 from sstad.runtime.primitive import Slot, fill, lookup
 
 _uids = itertools.count()
-# results that may share memory with an argument
-VIEWS = {"getitem", "transpose", "ravel", "expand_dims", "squeeze", "swapaxes", "moveaxis", "broadcast_to",
-         "reshape", "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d", "list.new", "builtin.sum",
-         "asarray", "astype", "op.pos", "positive", "unbroadcast", "diag", "stop_gradient"}
-
-
-def _mutates(block, lists=True):
-    """Does ``block`` write in place (into arrays; into lists too unless ``lists=False``)?"""
-    return any(isinstance(s, ir.Apply) and s.prim.mutates and (lists or s.prim.name != "list.append")
-               for s in ir.walk(block))
+# results that may share memory with an argument: NumPy's views, and what may pass an
+# argument through unchanged
+VIEWS = VIEW_FUNCTIONS | {"getitem", "list.new", "builtin.sum", "asarray", "astype", "op.pos", "positive",
+                          "unbroadcast", "diag", "stop_gradient"}
 
 
 def _defined(block):
@@ -63,13 +57,11 @@ class _Ref:
         self.k = k
 
 
-class ReverseMode(ListAdjoints):
+class ReverseMode(ListAdjoints, Sweep):
     def __init__(self, lowerer, callees=None):
-        self.L = lowerer
+        Sweep.__init__(self, lowerer, "<adjoints>")
+        self.adjoints = self.scope                 # adjoints live in its environment
         self.callees = callees if callees is not None else {}   # callee -> (its vjp, wrt, seeded)
-        self.adjoints = Scope({}, set(), "<adjoints>")
-        self.adjoints.declared_global = set()
-        lowerer.scopes, lowerer.scope = [self.adjoints], self.adjoints
 
     # --- adjoints ----------------------------------------------------------------
     @staticmethod
@@ -120,7 +112,7 @@ class ReverseMode(ListAdjoints):
             return self.zeros(var, primal)
         if self.owned(var):
             return current
-        return self.L.apply("copy", [current], {"layout": ((Slot(0),), {})}, hint="d" + var.hint)
+        return self.L.copy_of(current, "d" + var.hint)
 
     def accumulate(self, var, ct, owned=False):
         """adjoint(var) += ct, keeping var's type (dtype, rank)."""
@@ -144,10 +136,11 @@ class ReverseMode(ListAdjoints):
         else:
             self.put(var, self.L.apply("op.add", [current, ct], hint="d" + var.hint), owned=True)
 
-    def zeros(self, var, primal):
-        if isinstance(var.type, A.Array):
-            return self.L.apply("zeros_like", [primal], {"layout": ((Slot(0),), {})}, hint="d" + var.hint)
-        return ir.Const(A.prototype(A.Scalar(var.type.dtype, var.type.weak)) * 0, var.type)
+    def accumulate_args(self, stmt, pairs):
+        """A rule's cotangents, ``(argument position, cotangent)``, into the arguments' adjoints."""
+        for k, ct in pairs:
+            if ct is not None and self.active(stmt.args[k]):
+                self.accumulate(stmt.args[k], ct)
 
     def materialize(self, vars_, subst):
         """Give these values explicit zero adjoints, so that branch and loop joins see them."""
@@ -170,9 +163,7 @@ class ReverseMode(ListAdjoints):
             seeds.append(ir.Const(1.0, r.type) if constant_seed else ir.Var("d" + getattr(r, "hint", "out"), r.type))
         self.act = active_values(fn, wrt)
         self.defs = {o: s for s in ir.walk(fn.body) if isinstance(s, ir.Apply) for o in s.outs}
-        self.uses = collections.Counter(a for s in ir.walk(fn.body) for a in ir.operands(s))
-        self.uses.update(r for s in ir.walk(fn.body) for b in ir.regions(s) for r in b.results)
-        self.uses.update(fn.body.results)
+        self.uses = ir.use_counts(fn.body)
         self.untaped = {}              # loop -> carried arrays it does not tape (write_only)
         self.L.stmts = []
         saved = {}
@@ -193,9 +184,6 @@ class ReverseMode(ListAdjoints):
         seed_params = [] if constant_seed else seeds
         body = ir.Block(params + seed_params, self.L.stmts, results + grads)
         return ir.Function(fn.name + "_vjp", params + seed_params, body, fn.loc)
-
-    def collect(self, thunk):
-        return self.L.collect(thunk)
 
     # --- forward sweep -------------------------------------------------------------
     def forward(self, stmts, subst, saved):
@@ -255,22 +243,21 @@ class ReverseMode(ListAdjoints):
         else:
             return
         if isinstance(old.type, A.Array):
-            old = self.L.apply("copy", [old], {"layout": ((Slot(0),), {})}, hint="old")
+            old = self.L.copy_of(old, "old")
         saved[stmt] = old
 
     def needs_backward(self, stmt):
-        params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
+        params = ir.carried(stmt)
         inner = _defined(stmt.body)
         free = [a for s in ir.walk(stmt.body) for a in ir.operands(s) if a not in inner]
         return any(self.active(p) for p in params) or any(self.active(a) for a in free) \
-            or _mutates(stmt.body)
+            or writes_in_place(stmt.body)
 
-    def tape_needs_copy(self, loop, param):
+    def tape_needs_copy(self, loop, param, written):
         """Must the tape keep a copy of this carried array, not the array itself?  Only if
-        the body may write into its memory: into it, or into the array it is a view of.
-        (Writes after the loop are undone before the backward loop reads the tape.)"""
-        written = written_memory(ir.Block([], [loop], []))
-        carried = loop.body.params[1:] if isinstance(loop, ir.For) else loop.body.params
+        the body may write into its memory (``written``): into it, or into the array it is
+        a view of.  (Writes after the loop are undone before the backward loop reads the tape.)"""
+        carried = ir.carried(loop)
         k = carried.index(param)
         roots = [self.view_root(a) for a in (param, loop.body.results[k], loop.inits[k])]
         return any(r in written or (r in carried and r is not param) for r in roots)
@@ -288,7 +275,7 @@ class ReverseMode(ListAdjoints):
         initial value a fresh array nothing else reads?  Then the loop need not tape it:
         the backward loop's recomputation only writes and restores it (no reads), so the
         final array serves, and nothing before the loop needs its old content back."""
-        carried = loop.body.params[1:] if isinstance(loop, ir.For) else loop.body.params
+        carried = ir.carried(loop)
         if param not in carried:
             return False                   # a for loop's index
         init = loop.inits[carried.index(param)]
@@ -311,7 +298,7 @@ class ReverseMode(ListAdjoints):
             self.L.stmts.append(clone_stmt(stmt, subst))
             return
         is_for = isinstance(stmt, ir.For)
-        copy_arrays = _mutates(stmt.body, lists=False)
+        written = written_memory(ir.Block([], [stmt], [])) if writes_in_place(stmt.body, lists=False) else None
         untaped = {p for p in stmt.body.params if self.write_only(stmt, p)}
         self.untaped[stmt] = untaped
         tapes = []
@@ -336,8 +323,9 @@ class ReverseMode(ListAdjoints):
                     continue
                 if isinstance(p.type, A.ListOf):
                     value = self.L.apply("builtin.len", [p], hint="n")
-                elif copy_arrays and isinstance(p.type, A.Array) and self.tape_needs_copy(stmt, original):
-                    value = self.L.apply("copy", [p], {"layout": ((Slot(0),), {})}, hint=p.hint)
+                elif (written is not None and isinstance(p.type, A.Array)
+                      and self.tape_needs_copy(stmt, original, written)):
+                    value = self.L.copy_of(p, p.hint)
                 pushed.append(self.L.apply("list.append", [t, value], hint=t.hint))
             pushed.append(self.L.apply("op.add", [trips, ir.Const(1)], hint="trips"))
         push_stmts = self.collect(pushes)
@@ -424,10 +412,7 @@ class ReverseMode(ListAdjoints):
             pairs = transposed_jvp(self, custom, stmt, subst, douts[0])
         else:
             raise UnsupportedSyntaxError(f"`{custom.__name__}` has neither defvjp nor defjvp rules", stmt.loc)
-        for k, ct in pairs:
-            a = stmt.args[k]
-            if self.active(a) and ct is not None:
-                self.accumulate(a, ct)
+        self.accumulate_args(stmt, pairs)
 
     def back_apply(self, stmt, subst, saved):
         prim, out = stmt.prim, stmt.outs[0]
@@ -455,10 +440,7 @@ class ReverseMode(ListAdjoints):
             raise UnsupportedSyntaxError(
                 f"no reverse-mode rule for `{prim.name}`", stmt.loc,
                 "register one next to the primitive with sstad.runtime.primitive.defvjp")
-        for k, ct in self.call_rule(prim.vjp, stmt, subst, mapped(out, subst), dout):
-            a = stmt.args[k]
-            if self.active(a) and ct is not None:
-                self.accumulate(a, ct)
+        self.accumulate_args(stmt, self.call_rule(prim.vjp, stmt, subst, mapped(out, subst), dout))
 
     def call_rule(self, rule, stmt, subst, out, dout, args=None):
         """Inline ``rule`` and pair its cotangents with argument positions."""
@@ -513,7 +495,7 @@ class ReverseMode(ListAdjoints):
             if self.active(value):
                 dv = self.L.apply("getitem", [dout] + index_atoms, {"index": read})
                 if isinstance(dv.type, A.Array):      # a view: dout's region is zeroed below
-                    dv = self.L.apply("copy", [dv], {"layout": ((Slot(0),), {})}, hint="d" + value.hint)
+                    dv = self.L.copy_of(dv, "d" + value.hint)
                 self.accumulate(value, self.L.call_numpy("unbroadcast", [dv, mapped(value, subst)], {}, None))
             if self.active(stmt.args[0]):
                 rest = self.owned_adjoint(out, x_now)
@@ -531,10 +513,7 @@ class ReverseMode(ListAdjoints):
         op = lookup("op." + name.split(".", 1)[1])
         v = mapped(stmt.args[1], subst)
         result = self.L.apply(op.name, [old, v])
-        for k, ct in self.call_rule(op.vjp, stmt, subst, result, dout, args=[old, v]):
-            a = stmt.args[k]
-            if self.active(a) and ct is not None:
-                self.accumulate(a, ct)
+        self.accumulate_args(stmt, self.call_rule(op.vjp, stmt, subst, result, dout, args=[old, v]))
 
     def back_index_add(self, stmt, subst, x_now, old, dout):
         """``x[idx] += v`` with repeats adding up: dx = dout, dv = dout[idx]."""
@@ -546,7 +525,7 @@ class ReverseMode(ListAdjoints):
             read = tuple(Slot(i - 1) if isinstance(i, Slot) else shift_slice(i) for i in stmt.params["index"])
             dv = self.L.apply("getitem", [dout] + [mapped(a, subst) for a in stmt.args[2:]], {"index": read})
             if isinstance(dv.type, A.Array):      # not a view of an adjoint that may be updated in place
-                dv = self.L.apply("copy", [dv], {"layout": ((Slot(0),), {})}, hint="d" + values.hint)
+                dv = self.L.copy_of(dv, "d" + values.hint)
             self.accumulate(values, self.L.call_numpy("unbroadcast", [dv, mapped(values, subst)], {}, None))
         if self.active(stmt.args[0]):
             self.accumulate(stmt.args[0], dout, self.owned(out))
@@ -562,7 +541,7 @@ class ReverseMode(ListAdjoints):
 
     def back_if(self, stmt, subst, saved):
         douts = [self.get(o) for o in stmt.outs]
-        if all(d is None for d in douts) and not (_mutates(stmt.then) or _mutates(stmt.orelse)):
+        if all(d is None for d in douts) and not (writes_in_place(stmt.then) or writes_in_place(stmt.orelse)):
             return
         inner = _defined(stmt.then) | _defined(stmt.orelse)
         free = {a for a in ir.reads(stmt) if isinstance(a, ir.Var) and a not in inner}
@@ -584,14 +563,14 @@ class ReverseMode(ListAdjoints):
         if tapes is None:
             return                                 # nothing differentiable flows through it
         is_for = isinstance(stmt, ir.For)
-        params = stmt.body.params[1:] if is_for else stmt.body.params
+        params = ir.carried(stmt)
         offset = 1 if is_for else 0
         uid = next(_uids)
         ckeys = {}
         needed = needed_carried(stmt, params, [self.get(o) is not None or (isinstance(o.type, A.ListOf)
                                                                           and self.list_adjoint_used(o, stmt))
                                                for o in stmt.outs])
-        writes = _mutates(stmt.body, lists=False)
+        writes = writes_in_place(stmt.body, lists=False)
         for m, (out, p) in enumerate(zip(stmt.outs, params)):
             if self.active(p) and m in needed:
                 ckeys[m] = f"%d{p.hint}#c{uid}_{m}"
@@ -603,7 +582,7 @@ class ReverseMode(ListAdjoints):
                     if writes and not owned and isinstance(out.type, A.Array):
                         # one private copy here, so the body updates it in place every
                         # iteration instead of copying it every iteration
-                        d = self.L.apply("copy", [d], {"layout": ((Slot(0),), {})}, hint="d" + out.hint)
+                        d = self.L.copy_of(d, "d" + out.hint)
                         owned = True
                 self.set_slot(ckeys[m], d, owned)
         inner = _defined(stmt.body) | (_defined(stmt.cond) if not is_for else set())
@@ -654,7 +633,7 @@ class ReverseMode(ListAdjoints):
                 self.accumulate(init, self.adjoints.env[key], self.slot_owned(key))
             self.adjoints.env.pop(key)
             self.adjoints.env.pop("own:" + key, None)
-        if _mutates(stmt.body, lists=False):          # put back what the loop overwrote
+        if writes_in_place(stmt.body, lists=False):          # put back what the loop overwrote
             overwritten = [(tape, init) for p, tape, init in zip(params, tapes[offset:], stmt.inits)
                            if isinstance(p.type, A.Array) and isinstance(init, ir.Var) and p not in untaped]
 

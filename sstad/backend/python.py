@@ -6,7 +6,6 @@ The same text runs under ``exec`` (the python backend) and, decorated with
 """
 from __future__ import annotations
 
-import collections
 import linecache
 import os
 
@@ -41,9 +40,7 @@ class FunctionEmitter:
         self.fuse = fuse
         self.inlined = {}          # Var -> the expression that computes it (fuse)
         if fuse:
-            reads = [a for s in ir.walk(function.body) for a in ir.operands(s)]
-            reads += [r for s in ir.walk(function.body) for b in ir.regions(s) for r in b.results]
-            self.uses = collections.Counter(a for a in reads + function.body.results if isinstance(a, ir.Var))
+            self.uses = ir.use_counts(function.body)
 
     def atom(self, a):
         if isinstance(a, ir.Var):
@@ -224,10 +221,7 @@ class FunctionEmitter:
 
 
 def _elementwise_array(stmt):
-    """An array-valued ufunc or arithmetic operator: what Numba's array expressions fuse."""
-    prim = stmt.prim
-    fusable = isinstance(prim.impl, np.ufunc) or (prim.elementwise and prim.name.startswith("op."))
-    return fusable and not prim.mutates and isinstance(stmt.outs[0].type, A.Array)
+    return stmt.prim.ufunc and isinstance(stmt.outs[0].type, A.Array)
 
 
 def emit_module(module, fuse=False):

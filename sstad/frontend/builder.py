@@ -14,7 +14,7 @@ from sstad.errors import SstadTypeError
 from sstad.frontend.pytree import flatten, is_atom, same_static, same_treedef, unflatten
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
-from sstad.runtime.primitive import lookup
+from sstad.runtime.primitive import Slot, lookup
 
 TRUE, FALSE = ir.Const(True), ir.Const(False)
 MISSING = object()
@@ -76,6 +76,13 @@ class Builder:
         if prim.mutates:
             self.rebind(args[0], out)
         return out
+
+    def copy_of(self, atom, hint="%t"):
+        """``np.copy(atom)``: an array of its own."""
+        return self.apply("copy", [atom], {"layout": ((Slot(0),), {})}, hint=hint)
+
+    def zeros_like(self, atom, hint="%t"):
+        return self.apply("zeros_like", [atom], {"layout": ((Slot(0),), {})}, hint=hint)
 
     def cast(self, atom, target, stmts):
         """``atom`` converted to ``target`` (appending the cast to ``stmts`` if needed)."""

@@ -294,7 +294,7 @@ class CallLowering:
                 dtype = args[0] if args else kwargs.get("dtype")
                 return self.apply("astype", [obj], {"dtype": np.dtype(dtype)}, hint=obj.hint)
             if name == "copy":
-                return self.apply("copy", [obj], {"layout": ((Slot(0),), {})}, hint=obj.hint)
+                return self.copy_of(obj, obj.hint)
             if name == "flatten":
                 return self.call_method(BoundMethod(self.call_numpy("ravel", [obj], {}, node), "copy"),
                                         [], {}, node)

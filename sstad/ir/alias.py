@@ -2,6 +2,12 @@
 from sstad.ir import nodes as ir
 
 
+def writes_in_place(block, lists=True):
+    """Does ``block`` write in place (into arrays; into lists too unless ``lists=False``)?"""
+    return any(isinstance(s, ir.Apply) and s.prim.mutates and (lists or s.prim.name != "list.append")
+               for s in ir.walk(block))
+
+
 def _links(block):
     """Edges between values that are the same array (write results, loop and branch
     plumbing), and the arrays written in place (call arguments count as written)."""
@@ -20,7 +26,7 @@ def _links(block):
                 link(out, stmt.then.results[k])
                 link(out, stmt.orelse.results[k])
         elif isinstance(stmt, (ir.While, ir.For)):
-            params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
+            params = ir.carried(stmt)
             for k, p in enumerate(params):
                 for other in (stmt.inits[k], stmt.body.results[k], stmt.outs[k]):
                     link(p, other)

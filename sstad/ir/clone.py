@@ -11,6 +11,14 @@ def clone_block(block, subst):
     return ir.Block(params, stmts, [atom(r, subst) for r in block.results])
 
 
+def inline(fn, actual, into):
+    """Append ``fn``'s body, with its parameters bound to ``actual``, to the statement list
+    ``into``; returns its results."""
+    subst = dict(zip(fn.params, actual))
+    into.extend(clone_stmt(s, subst) for s in fn.body.stmts)
+    return [atom(r, subst) for r in fn.body.results]
+
+
 def atom(a, subst):
     return subst.get(a, a) if isinstance(a, ir.Var) else a
 
@@ -53,14 +61,19 @@ def substitute(block, mapping, skip=None):
     for stmt in block.stmts:
         if stmt is skip:
             continue
-        if isinstance(stmt, (ir.Apply, ir.Call)):
-            stmt.args = [swap(a) for a in stmt.args]
-        elif isinstance(stmt, ir.If):
-            stmt.cond = swap(stmt.cond)
-        else:
-            stmt.inits = [swap(a) for a in stmt.inits]
-            if isinstance(stmt, ir.For):
-                stmt.start, stmt.stop, stmt.step = swap(stmt.start), swap(stmt.stop), swap(stmt.step)
+        map_operands(stmt, swap)
         for region in ir.regions(stmt):
             substitute(region, mapping, skip)
     block.results = [swap(r) for r in block.results]
+
+
+def map_operands(stmt, swap):
+    """Replace each atom ``stmt`` reads directly (not inside its regions) by ``swap(atom)``."""
+    if isinstance(stmt, (ir.Apply, ir.Call)):
+        stmt.args = [swap(a) for a in stmt.args]
+    elif isinstance(stmt, ir.If):
+        stmt.cond = swap(stmt.cond)
+    else:
+        stmt.inits = [swap(a) for a in stmt.inits]
+        if isinstance(stmt, ir.For):
+            stmt.start, stmt.stop, stmt.step = swap(stmt.start), swap(stmt.stop), swap(stmt.step)

@@ -6,6 +6,7 @@ here each such value becomes an output of the forward ``If`` (undefined on the o
 branch, which the backward ``if`` never reads), and later reads use the output.
 """
 from sstad.ir import nodes as ir
+from sstad.ir.clone import map_operands
 
 
 def _escaping(function):
@@ -40,14 +41,7 @@ def _replace_outside(block, mapping, enclosing=frozenset()):
         entry = mapping.get(a) if isinstance(a, ir.Var) else None
         return entry[1] if entry is not None and entry[0] not in enclosing else a
     for stmt in block.stmts:
-        if isinstance(stmt, (ir.Apply, ir.Call)):
-            stmt.args = [swap(a) for a in stmt.args]
-        elif isinstance(stmt, ir.If):
-            stmt.cond = swap(stmt.cond)
-        else:
-            stmt.inits = [swap(a) for a in stmt.inits]
-            if isinstance(stmt, ir.For):
-                stmt.start, stmt.stop, stmt.step = swap(stmt.start), swap(stmt.stop), swap(stmt.step)
+        map_operands(stmt, swap)
         inner = enclosing | {stmt} if isinstance(stmt, ir.If) else enclosing
         for region in ir.regions(stmt):
             _replace_outside(region, mapping, inner)

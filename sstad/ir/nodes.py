@@ -7,6 +7,7 @@ values.  There are no jumps: ``break``, ``continue`` and ``return`` are lowered 
 """
 from __future__ import annotations
 
+import collections
 import itertools
 from dataclasses import dataclass, field
 
@@ -149,6 +150,11 @@ class Module:
         return self.functions[-1]
 
 
+def carried(loop):
+    """A loop's carried parameters (a ``For`` body's first parameter is its index)."""
+    return loop.body.params[1:] if isinstance(loop, For) else loop.body.params
+
+
 def regions(stmt):
     """The blocks nested directly in a statement."""
     if isinstance(stmt, If):
@@ -188,6 +194,14 @@ def walk(block):
         yield stmt
         for region in regions(stmt):
             yield from walk(region)
+
+
+def use_counts(block):
+    """How many times each Var is read in ``block``: operands and region results."""
+    reads = [a for s in walk(block) for a in operands(s)]
+    reads += [r for s in walk(block) for region in regions(s) for r in region.results]
+    reads += block.results
+    return collections.Counter(a for a in reads if isinstance(a, Var))
 
 
 def is_scalar_const(atom, value=None):

@@ -11,8 +11,6 @@ operands when those agree, ``*_like(x)`` and ``unbroadcast(g, x)`` have x's shap
 """
 import itertools
 
-import numpy as np
-
 from sstad.ir import nodes as ir
 from sstad.ir.alias import written_memory
 from sstad.ir.clone import substitute
@@ -27,12 +25,6 @@ def _is_array(a):
     return isinstance(getattr(a, "type", None), A.Array)
 
 
-def _elementwise(stmt):
-    prim = stmt.prim
-    return (isinstance(prim.impl, np.ufunc) or prim.name.startswith("op.")) and prim.elementwise \
-        and not prim.mutates
-
-
 def _shapes(fn):
     """Var -> a shape class: two Vars with one class have the same shape at run time."""
     shape = {}
@@ -45,11 +37,11 @@ def _shapes(fn):
         if not isinstance(stmt, ir.Apply) or len(stmt.outs) != 1 or not _is_array(stmt.outs[0]):
             continue
         out, name = stmt.outs[0], stmt.prim.name
-        if name in LIKE or (name == "unbroadcast"):
+        if name in LIKE or name == "unbroadcast":
             source = stmt.args[0] if name in LIKE else stmt.args[1]
             if _is_array(source) and source.type.ndim == out.type.ndim:
                 shape[out] = of(source)
-        elif _elementwise(stmt):
+        elif stmt.prim.ufunc:
             classes = {of(a) for a in stmt.args if _is_array(a)}
             if len(classes) == 1 and all(a.type.ndim == out.type.ndim for a in stmt.args if _is_array(a)):
                 shape[out] = classes.pop()

@@ -42,7 +42,7 @@ def _mark(function):
                                  for r in ir.regions(stmt) for s in ir.walk(r)):
                     changed |= _add(live, [stmt.cond])
             else:
-                params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
+                params = ir.carried(stmt)
                 for k, (out, param) in enumerate(zip(stmt.outs, params)):
                     if out in live or param in live:
                         changed |= _add(live, [param, stmt.inits[k], stmt.body.results[k]])

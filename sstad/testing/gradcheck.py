@@ -4,7 +4,7 @@ For a random direction ``v`` over the float leaves of the arguments, the numeric
 ``J v`` is taken by central differences of the *plain Python* function (NumPy is the
 reference semantics).  Then
 
-* ``"fwd"``: ``sstad.jvp(f, args, v)`` must give ``J v``;
+* ``"fwd"``: ``sstad.pushforward(f)(*args, *v)`` must give ``J v``;
 * ``"rev"``: for a random output cotangent ``u``, ``<vjp(u), v> == <u, J v>`` (the
   dot-product test, with ``sstad.vjp``'s pullback compiled on ``backend``).
 
@@ -25,7 +25,6 @@ from sstad.testing import trees as T
 EPS = {np.dtype(np.float64): 1e-5, np.dtype(np.float32): 1e-2}
 TOL = {np.dtype(np.float64): 1e-5, np.dtype(np.float32): 5e-3}
 
-_warned_no_jvp = False
 
 
 class NotSmoothError(Exception):
@@ -300,19 +299,9 @@ class _Checker:
     # -- forward ---------------------------------------------------------------------------
     def check_fwd(self):
         import sstad
-        global _warned_no_jvp
-        if not hasattr(sstad, "jvp"):
-            if not _warned_no_jvp:
-                warnings.warn("check_grads: sstad has no forward mode (sstad.jvp) yet: mode 'fwd' skipped",
-                              stacklevel=4)
-                _warned_no_jvp = True
-            return False
         primals, tangents = copy.deepcopy(self.args), copy.deepcopy(self.v)
-        if hasattr(sstad, "pushforward"):
-            push = sstad.jit(sstad.pushforward(self.f), backend=self.backend)
-            _, t_out = _sstad(push, *primals, *tangents)
-        else:
-            _, t_out = _sstad(sstad.jvp, self.f, primals, tangents)
+        push = sstad.jit(sstad.pushforward(self.f), backend=self.backend)
+        _, t_out = _sstad(push, *primals, *tangents)
         jv, num, err = self.numerical.jvp(self.v, self.u)
         lw, lg = T.leaves_with_paths(jv, "tangent_out"), T.leaves_with_paths(t_out, "tangent_out")
         bad = []
@@ -326,7 +315,6 @@ class _Checker:
             if len(lw) != len(lg):
                 lines.append(f"sstad.jvp returns {len(lg)} tangent leaves, the output has {len(lw)}")
             self.fail("fwd", "jvp against differences", lines)
-        return True
 
 
 def check_grads(f, args, order=1, modes=("fwd", "rev"), eps=None, atol=None, rtol=None, backend="numba",
@@ -334,8 +322,7 @@ def check_grads(f, args, order=1, modes=("fwd", "rev"), eps=None, atol=None, rto
     """Check sstad's derivatives of ``f`` at ``args`` against finite differences.
 
     ``args`` is the tuple of arguments (pytrees of arrays and floats).  ``modes``: "fwd"
-    (``sstad.jvp``; skipped with a warning while sstad has no forward mode) and/or "rev"
-    (``sstad.pullback`` compiled with ``backend``).  ``order`` > 1 checks the derivative
+    (``sstad.pushforward``) and/or "rev" (``sstad.pullback``), compiled with ``backend``.  ``order`` > 1 checks the derivative
     functions too.  ``eps``, ``atol``, ``rtol`` default by dtype (float64: 1e-5; float32:
     eps 1e-2, tolerances 5e-3).  ``check_value`` also compares ``sstad.jit(f)`` with the
     Python function.
@@ -352,26 +339,20 @@ def check_grads(f, args, order=1, modes=("fwd", "rev"), eps=None, atol=None, rto
     checker = _Checker(f, args, eps, atol, rtol, backend, seed, order, top)
     if check_value and _top is None:
         _tagged(checker.check_value, "value", order)
-    did_fwd = False
     if "rev" in modes:
         _tagged(checker.check_rev, "rev", order)
     if "fwd" in modes:
-        did_fwd = _tagged(checker.check_fwd, "fwd", order)
+        _tagged(checker.check_fwd, "fwd", order)
     if order > 1:
         import sstad
         if "rev" in modes:
             # the pullback (*args, u) -> vjp(u) is itself a function to differentiate
             _higher(sstad.pullback(f), checker.args + (checker.u,), order - 1, ("rev",),
                     eps, atol, rtol, backend, seed + 1, top)
-        if "fwd" in modes and did_fwd:
-            n = len(checker.args)
-            pushforward = getattr(sstad, "pushforward", None)
-            if pushforward is not None:
-                g = pushforward(f)
-            else:
-                def g(*a):
-                    return sstad.jvp(f, tuple(a[:n]), tuple(a[n:]))[1]
-            _higher(g, checker.args + tuple(checker.v), order - 1, ("fwd",), eps, atol, rtol, backend, seed + 1, top)
+        if "fwd" in modes:
+            # the pushforward (*args, *v) -> (out, J v) likewise
+            _higher(sstad.pushforward(f), checker.args + tuple(checker.v), order - 1, ("fwd",),
+                    eps, atol, rtol, backend, seed + 1, top)
 
 
 def _tagged(check, mode, order):

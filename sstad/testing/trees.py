@@ -94,25 +94,18 @@ def only(tree, keep):
     return map_floats(tree, lambda leaf, k: leaf if k in keep else same_kind(np.zeros(np.shape(leaf)), leaf))
 
 
-def inner(a, b):
-    """Sum over matching float leaves of sum(a * b), in float64 (None counts as zero)."""
-    la, lb = float_or_none(a), float_or_none(b)
+def inner(a, b, term=lambda products: products):
+    """Sum over matching float leaves of sum(term(a * b)), in float64 (None counts as zero)."""
     total = 0.0
-    for x, y in zip(la, lb):
-        if x is None or y is None:
-            continue
-        total += float(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64)))
+    for x, y in zip(float_or_none(a), float_or_none(b)):
+        if x is not None and y is not None:
+            total += float(np.sum(term(np.asarray(x, np.float64) * np.asarray(y, np.float64))))
     return total
 
 
 def abs_inner(a, b):
-    la, lb = float_or_none(a), float_or_none(b)
-    total = 0.0
-    for x, y in zip(la, lb):
-        if x is None or y is None:
-            continue
-        total += float(np.sum(np.abs(np.asarray(x, np.float64) * np.asarray(y, np.float64))))
-    return total
+    """Sum over matching float leaves of sum(|a * b|): the scale of ``inner(a, b)``."""
+    return inner(a, b, np.abs)
 
 
 def float_or_none(tree):
