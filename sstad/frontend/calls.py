@@ -15,6 +15,7 @@ from sstad.frontend.values import BoundMethod, Closure, Enumerate, RangeValue, Z
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
 from sstad.custom import CustomFunction, Remat
+from sstad.runtime.composites import COMPOSITES
 from sstad.runtime.extern import describe, extern_name
 from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot
 from sstad.runtime.index import index_add
@@ -52,6 +53,9 @@ class CallLowering:
             return self.call_recursive(func.fun, args, kwargs, node, custom=func)
         if isinstance(func, BoundMethod):
             return self.call_method(func, args, kwargs, node)
+        definition = COMPOSITES.get(id(func))
+        if definition is not None:
+            return self.call_user(definition, args, kwargs, node)
         name = NUMPY_FUNCTIONS.get(id(func))
         if name is not None:
             return self.call_numpy(name, args, kwargs, node)
