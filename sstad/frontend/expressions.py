@@ -267,6 +267,9 @@ class ExpressionLowering:
             raise self.error(UnsupportedSyntaxError, "`in` is not supported", node,
                              "compare explicitly, e.g. `x == a or x == b`")
         name = COMPARES[type(op)]
+        static = (str, type(None), np.dtype, type)              # mode="same", x.dtype == np.float32
+        if isinstance(a, static) and isinstance(b, static) and name in ("eq", "ne"):
+            return ir.Const((a == b) == (name == "eq"))
         a, b = self.atom(a, node), self.atom(b, node)
         if isinstance(a, ir.Const) and isinstance(b, ir.Const):
             return ir.Const(bool(getattr(__import__("operator"), name)(a.value, b.value)))

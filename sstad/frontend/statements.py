@@ -28,7 +28,8 @@ UNSUPPORTED_STATEMENTS = {
                   "import at module level; sstad resolves module names through globals"),
     gast.ImportFrom: ("`import` inside a compiled function is not supported",
                       "import at module level; sstad resolves module names through globals"),
-    gast.Raise: ("`raise` is not supported in compiled code", "check inputs before calling"),
+    gast.Raise: ("`raise` on a path that depends on run-time values is not supported in compiled "
+                 "code", "check inputs before calling"),
     gast.Assert: ("`assert` is not supported in compiled code", "check inputs before calling"),
 }
 
@@ -73,6 +74,8 @@ class StatementLowering:
 
     # --- statements ----------------------------------------------------------------
     def lower_stmt(self, node):
+        if not hasattr(self.scope, "entry"):      # a body's first statement: where it was entered
+            self.scope.entry = (self.stmts, self.loc)
         self.at(node)
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
@@ -139,6 +142,58 @@ class StatementLowering:
         value = self.expr(node.value) if node.value is not None else None
         self.scope.env["%retval"] = value
         self.scope.env["%ret"] = TRUE
+
+    def stmt_Raise(self, node):
+        """A ``raise`` that only compile-time values lead to (a branch on ranks, dtypes or
+        literal parameters) is an sstad error now.  In the library (a composite refusing
+        a parameter value) it names the user's call; in user code, the ``raise``."""
+        library = self.library_scopes()
+        owner = library[0] if library else self.scopes[0]
+        if (owner.entry[0] is not self.stmts) or not (library or self.in_entry):
+            message, hint = UNSUPPORTED_STATEMENTS[gast.Raise]
+            raise self.error(UnsupportedSyntaxError, message, node, hint)
+        kind, text = self.raised(node.exc)
+        cls = UnsupportedSyntaxError if issubclass(kind, NotImplementedError) else SstadTypeError
+        message = text if library and text else f"{kind.__name__}: {text}" if text else kind.__name__
+        raise cls(message, owner.entry[1] if library else self.loc_of(node))
+
+    def library_scopes(self):
+        """The run of scopes, innermost last, lowering sstad's own code (composites and
+        their helpers) that the current one belongs to; empty in user code."""
+        def in_library(scope):
+            while scope.parent is not None:
+                scope = scope.parent
+            module = getattr(getattr(scope, "function", None), "__module__", "") or ""
+            return module.startswith("sstad.runtime")
+        run = []
+        for scope in reversed(self.scopes):
+            if not in_library(scope):
+                break
+            run.insert(0, scope)
+        return run
+
+    def raised(self, exc):
+        """``(exception class, message)`` of ``raise E``, ``raise E("...")`` or an f-string."""
+        call = exc if isinstance(exc, gast.Call) else None
+        kind = self.expr(call.func if call else exc) if exc is not None else RuntimeError
+        if not (isinstance(kind, type) and issubclass(kind, BaseException)):
+            kind = type(kind) if isinstance(kind, BaseException) else RuntimeError
+        parts = call.args[:1] if call else ()
+        return kind, "".join(self.static_text(p) for p in parts)
+
+    def static_text(self, node):
+        if isinstance(node, gast.JoinedStr):
+            return "".join(self.static_text(v) for v in node.values)
+        if isinstance(node, gast.FormattedValue):
+            value = self.expr(node.value)
+            value = value.value if isinstance(value, ir.Const) else value
+            if is_atom(value):
+                return f"<{value.type}>"
+            return repr(value) if node.conversion == ord("r") else format(value)
+        if isinstance(node, gast.Constant):
+            return str(node.value)
+        value = self.expr(node)
+        return str(value.value if isinstance(value, ir.Const) else value)
 
     def stmt_Break(self, node):
         self.scope.env["%brk"] = TRUE
