@@ -1,25 +1,128 @@
-"""Turn emitted source into callables: ``exec`` for python, a cached file for Numba."""
+"""Turn emitted source into callables: ``exec`` for python, a cached file for Numba.
+
+The disk cache (numba backend only) is ``$SSTAD_CACHE_DIR``, else
+``$XDG_CACHE_HOME/sstad``, else ``~/.cache/sstad``.  Each compiled function is one entry:
+``<name>_<key>.py`` and the files Numba keeps for it in ``__pycache__/<name>_<key>.*``.
+Whenever a new entry is written, the least recently used entries are removed until the
+cache holds at most ``$SSTAD_CACHE_MAX_MB`` megabytes (500 by default).
+"""
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib.util
 import linecache
 import os
 import pathlib
+import re
 import sys
+from dataclasses import dataclass
 
 import numba
 
 import sstad.runtime as _runtime
 
+DEFAULT_CACHE_MAX_MB = 500
+# The names of the files sstad writes: the module (and its temporary while it is written),
+# and in __pycache__ Numba's index and code files and Python's bytecode.
+_STEM = r"([A-Za-z0-9_]+_[0-9a-f]{20})"
+_MODULE_FILE = re.compile(_STEM + r"\.(py|tmp[0-9]+)$")
+_PYCACHE_FILE = re.compile(_STEM + r"\..+\.(nbi|nbc|pyc)$")
 
-def cache_dir():
-    """Where generated modules live: $SSTAD_CACHE_DIR, else ~/.cache/sstad."""
+
+def cache_dir(create=True):
+    """Where generated modules live: $SSTAD_CACHE_DIR, else $XDG_CACHE_HOME/sstad, else
+    ~/.cache/sstad."""
     root = os.environ.get("SSTAD_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "sstad")
     path = pathlib.Path(root)
-    path.mkdir(parents=True, exist_ok=True)
+    if create:
+        path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def cache_max_bytes():
+    """The size bound: $SSTAD_CACHE_MAX_MB megabytes (default 500)."""
+    text = os.environ.get("SSTAD_CACHE_MAX_MB", "").strip()
+    if not text:
+        return DEFAULT_CACHE_MAX_MB * 10**6
+    try:
+        megabytes = float(text)
+    except ValueError:
+        megabytes = -1.0
+    if not megabytes >= 0:
+        raise ValueError(f"SSTAD_CACHE_MAX_MB must be a number of megabytes >= 0, not {text!r}")
+    return int(megabytes * 10**6)
+
+
+@dataclass
+class CacheEntry:
+    """One compiled function on disk: its files, their total size, and when it was last used."""
+    stem: str
+    files: list
+    size: int = 0
+    last_used: float = 0.0
+
+
+def cache_entries(root=None):
+    """The entries of the cache, least recently used first.  Only files named like the
+    ones sstad writes are counted (and ever removed)."""
+    root = pathlib.Path(root) if root is not None else cache_dir(create=False)
+    entries = {}
+    for folder, pattern in ((root, _MODULE_FILE), (root / "__pycache__", _PYCACHE_FILE)):
+        try:
+            children = list(os.scandir(folder))
+        except OSError:
+            continue
+        for child in children:
+            match = pattern.match(child.name)
+            if not match:
+                continue
+            try:
+                stat = child.stat(follow_symlinks=False)
+            except OSError:                        # removed meanwhile by another process
+                continue
+            entry = entries.setdefault(match.group(1), CacheEntry(match.group(1), []))
+            entry.files.append(pathlib.Path(child.path))
+            entry.size += stat.st_size
+            if folder == root and child.name.endswith(".py"):
+                entry.last_used = stat.st_mtime   # touched on every load: see load_numba
+    return sorted(entries.values(), key=lambda e: e.last_used)
+
+
+def _remove(entry):
+    for path in entry.files:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+
+def prune_cache(max_bytes=None, keep=(), root=None):
+    """Remove least recently used entries until the cache holds at most ``max_bytes``
+    (default :func:`cache_max_bytes`); the stems in ``keep`` stay.  Returns the number
+    of entries removed."""
+    max_bytes = cache_max_bytes() if max_bytes is None else max_bytes
+    entries = cache_entries(root)
+    total = sum(e.size for e in entries)
+    removed = 0
+    for entry in entries:
+        if total <= max_bytes:
+            break
+        if entry.stem in keep:
+            continue
+        _remove(entry)
+        total -= entry.size
+        removed += 1
+    return removed
+
+
+def clear_cache(root=None):
+    """Remove every entry; returns how many there were."""
+    entries = cache_entries(root)
+    for entry in entries:
+        _remove(entry)
+    return len(entries)
 
 
 def _runtime_digest():
@@ -52,19 +155,29 @@ def numba_source(source, function_names):
     return source + footer
 
 
+_pruned_at_exit = set()     # cache folders this process added entries to
+
+
 def load_numba(source, function_names, entry, label):
     """Write the module to the cache directory (so Numba's ``cache=True`` works) and
     import it.  The file name is the hash of its content: an edited or stale file
-    simply has another name."""
+    simply has another name.  A new file prunes the cache to its size bound."""
     text = numba_source(source, function_names)
     key = content_key(text)
     safe = "".join(c if c.isalnum() else "_" for c in label)
-    path = cache_dir() / f"{safe}_{key}.py"
-    if not path.exists() or path.read_text() != text:
+    stem = f"{safe}_{key}"
+    path = cache_dir() / f"{stem}.py"
+    if path.exists() and path.read_text() == text:
+        os.utime(path)                             # last used now (for the LRU bound)
+    else:
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         tmp.write_text(text)
         os.replace(tmp, path)
-    module_name = f"sstad_generated.{safe}_{key}"
+        prune_cache(keep={stem}, root=path.parent)
+        if path.parent not in _pruned_at_exit:     # Numba adds the entry's code when it first
+            _pruned_at_exit.add(path.parent)       # runs it: prune again at exit
+            atexit.register(prune_cache, root=path.parent)
+    module_name = f"sstad_generated.{stem}"
     module = sys.modules.get(module_name)
     if module is None:
         spec = importlib.util.spec_from_file_location(module_name, path)
