@@ -190,9 +190,13 @@ def run_cache(options):
     size = sum(e.size for e in entries)
     source = "SSTAD_CACHE_DIR" if os.environ.get("SSTAD_CACHE_DIR") else "default; set SSTAD_CACHE_DIR to move it"
     print(f"location: {root} ({source})")
-    print(f"size:     {size / 1e6:.1f} MB in {len(entries)} compiled function{'s' * (len(entries) != 1)}")
-    print(f"bound:    {bound / 1e6:g} MB, least recently used removed first (SSTAD_CACHE_MAX_MB)")
+    print(f"size:     {_megabytes(size)} in {len(entries)} compiled function{'s' * (len(entries) != 1)}")
+    print(f"bound:    {_megabytes(bound)}, least recently used removed first (SSTAD_CACHE_MAX_MB)")
     return 0
+
+
+def _megabytes(size):
+    return f"{size / 1e6:.3g} MB"
 
 
 def build_parser():

@@ -1,6 +1,15 @@
+import atexit
 import os
+import shutil
+import tempfile
 
 from hypothesis import HealthCheck, settings
+
+# The tests compile into a cache of their own, removed when the run ends; set
+# SSTAD_CACHE_DIR to keep compiled code between runs instead.
+if not os.environ.get("SSTAD_CACHE_DIR"):
+    os.environ["SSTAD_CACHE_DIR"] = tempfile.mkdtemp(prefix="sstad_test_cache_")
+    atexit.register(shutil.rmtree, os.environ["SSTAD_CACHE_DIR"], ignore_errors=True)
 
 _PROFILE = dict(
     max_examples=15,

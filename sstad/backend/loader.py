@@ -3,8 +3,9 @@
 The disk cache (numba backend only) is ``$SSTAD_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/sstad``, else ``~/.cache/sstad``.  Each compiled function is one entry:
 ``<name>_<key>.py`` and the files Numba keeps for it in ``__pycache__/<name>_<key>.*``.
-Whenever a new entry is written, the least recently used entries are removed until the
-cache holds at most ``$SSTAD_CACHE_MAX_MB`` megabytes (500 by default).
+Whenever a new entry is written (and when the process that wrote it exits), the least
+recently used entries are removed until the cache holds at most ``$SSTAD_CACHE_MAX_MB``
+megabytes (500 by default); "used" is the module file's access time, set on every load.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import os
 import pathlib
 import re
 import sys
+import time
 from dataclasses import dataclass
 
 import numba
@@ -61,7 +63,7 @@ class CacheEntry:
     stem: str
     files: list
     size: int = 0
-    last_used: float = 0.0
+    last_used: int = 0       # nanoseconds
 
 
 def cache_entries(root=None):
@@ -86,7 +88,7 @@ def cache_entries(root=None):
             entry.files.append(pathlib.Path(child.path))
             entry.size += stat.st_size
             if folder == root and child.name.endswith(".py"):
-                entry.last_used = stat.st_mtime   # touched on every load: see load_numba
+                entry.last_used = stat.st_atime_ns   # set on every load: see _mark_used
     return sorted(entries.values(), key=lambda e: e.last_used)
 
 
@@ -155,6 +157,13 @@ def numba_source(source, function_names):
     return source + footer
 
 
+def _mark_used(path):
+    """Set the access time to now (the LRU order), keeping the modification time, which
+    Numba's cache may use to tell whether its compiled code is fresh."""
+    now = time.time_ns()
+    os.utime(path, ns=(now, path.stat().st_mtime_ns))
+
+
 _pruned_at_exit = set()     # cache folders this process added entries to
 
 
@@ -168,11 +177,12 @@ def load_numba(source, function_names, entry, label):
     stem = f"{safe}_{key}"
     path = cache_dir() / f"{stem}.py"
     if path.exists() and path.read_text() == text:
-        os.utime(path)                             # last used now (for the LRU bound)
+        _mark_used(path)
     else:
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         tmp.write_text(text)
         os.replace(tmp, path)
+        _mark_used(path)
         prune_cache(keep={stem}, root=path.parent)
         if path.parent not in _pruned_at_exit:     # Numba adds the entry's code when it first
             _pruned_at_exit.add(path.parent)       # runs it: prune again at exit

@@ -17,10 +17,12 @@ values, ``arcsin`` of values in (-1, 1), denominators away from zero).
 """
 from __future__ import annotations
 
+import atexit
 import copy
 import hashlib
 import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 
@@ -233,9 +235,14 @@ _LOADED = {}
 
 
 def program_dir():
+    """Where generated programs are written: $SSTAD_PROGRAMS_DIR, else a temporary folder
+    removed when the process exits (sstad reads a program's source until then)."""
     global _DIR
     if _DIR is None:
-        _DIR = os.environ.get("SSTAD_PROGRAMS_DIR") or tempfile.mkdtemp(prefix="sstad_programs_")
+        _DIR = os.environ.get("SSTAD_PROGRAMS_DIR")
+        if not _DIR:
+            _DIR = tempfile.mkdtemp(prefix="sstad_programs_")
+            atexit.register(shutil.rmtree, _DIR, ignore_errors=True)
         os.makedirs(_DIR, exist_ok=True)
     return _DIR
 
