@@ -188,16 +188,24 @@ nondiff("argsort")
 
 
 @defvjp("take")
-def _(x, indices, out, dout):
-    return (index_add(np.zeros_like(x), indices, dout), None)
+def _(a, indices, out, dout, axis=None):
+    if axis is None:              # NumPy takes from the flattened array
+        flat = index_add(np.zeros_like(np.ravel(a)), np.ravel(indices), np.ravel(dout))
+        return (np.reshape(flat, np.shape(a)), None)
+    moved = index_add(np.zeros_like(np.swapaxes(a, 0, axis)), indices, np.swapaxes(dout, 0, axis))
+    return (np.swapaxes(moved, 0, axis), None)
 
 
 @defvjp("sort")
-def _(x, out, dout):
-    order = np.argsort(x)
-    dx = np.zeros_like(x)
-    dx[order] = dout
-    return (dx,)
+def _(a, out, dout, axis=-1, kind=None):
+    if axis is None:              # NumPy sorts the flattened array
+        flat = add_along_axis(np.zeros_like(np.ravel(a)), np.argsort(np.ravel(a)), dout, 0)
+        return (np.reshape(flat, np.shape(a)),)
+    if a.ndim == 1:
+        dx = np.zeros_like(a)
+        dx[np.argsort(a)] = dout
+        return (dx,)
+    return (add_along_axis(np.zeros_like(a), np.argsort(a, axis=axis), dout, axis % a.ndim),)
 
 
 # --- take_along_axis: its adjoint scatters back along the same axis -----------------
@@ -237,6 +245,11 @@ def _add_along_axis_numba(x, indices, values, axis):
 
 
 numpy_primitive("add_along_axis", add_along_axis, emit=emit_call("rt.add_along_axis"))
+
+
+@defvjp("add_along_axis")
+def _(x, indices, values, axis, out, dout):
+    return (dout, None, np.take_along_axis(dout, indices, axis), None)
 
 
 @defvjp("take_along_axis")

@@ -11,6 +11,7 @@ is kept as a *layout*: the same nested tuples with :class:`Slot` markers where a
 """
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
@@ -38,6 +39,7 @@ class Primitive:
         self.elementwise = elementwise
         self.vjp = None          # rule(*args, out, dout, **params) -> cotangents, per argument
         self.nondiff = False     # a float result whose derivative is zero (floor, sign...)
+        self.signature = None    # NumPy's signature: how calls and rules bind parameters
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} defined twice")
         PRIMITIVES[name] = self
@@ -169,5 +171,85 @@ def emit_unary(symbol):
 def numpy_primitive(name, fn, infer=None, emit=None, **kw):
     """Register the NumPy function ``fn`` as primitive ``name``, emitted as ``np.name``."""
     prim = Primitive(name, fn, infer or by_prototype(fn), emit or emit_call(f"np.{name}"), **kw)
+    prim.signature = signature_of(fn)
     NUMPY_FUNCTIONS[id(fn)] = name
     return prim
+
+
+# --- the binder: one way to match arguments to parameters -----------------------------
+_P = inspect.Parameter
+_UFUNC_KEYWORDS = [_P("out", _P.KEYWORD_ONLY, default=None), _P("where", _P.KEYWORD_ONLY, default=True),
+                   _P("casting", _P.KEYWORD_ONLY, default="same_kind"),
+                   _P("order", _P.KEYWORD_ONLY, default="K"), _P("dtype", _P.KEYWORD_ONLY, default=None),
+                   _P("subok", _P.KEYWORD_ONLY, default=True)]
+
+
+def signature_of(fn):
+    """NumPy's signature of ``fn`` (ufuncs: ``x`` or ``x1, x2`` and their keywords)."""
+    if isinstance(fn, np.ufunc):
+        inputs = ["x"] if fn.nin == 1 else [f"x{k + 1}" for k in range(fn.nin)]
+        return inspect.Signature([_P(n, _P.POSITIONAL_ONLY) for n in inputs] + _UFUNC_KEYWORDS)
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
+def bind(signature, args, kwargs):
+    """Arguments as written -> the canonical call: every parameter given, by name, in the
+    signature's order, split into the longest positional prefix and keywords.
+
+    Two calls that mean the same thing bind to the same form (``np.roll(x, 2, 1)`` and
+    ``np.roll(x, shift=2, axis=1)``); ``TypeError`` (Python's message) for a call NumPy
+    would refuse.  Without a signature the call stays as written."""
+    if signature is None:
+        return tuple(args), dict(kwargs)
+    bound = signature.bind(*args, **kwargs).arguments
+    pos, kw = [], {}
+    gap = False               # after a left-out parameter, the rest can only go by name
+    for p in signature.parameters.values():
+        if p.name not in bound:
+            gap = gap or p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)
+            continue
+        value = bound[p.name]
+        if p.kind is _P.VAR_POSITIONAL:
+            pos.extend(value)
+        elif p.kind is _P.VAR_KEYWORD:
+            kw.update(value)
+        elif p.kind is _P.KEYWORD_ONLY or gap:
+            kw[p.name] = value
+        else:
+            pos.append(value)
+    return tuple(pos), kw
+
+
+def parameters(signature, pos, kw):
+    """The canonical call ``(pos, kw)`` as ``[(parameter name, value), ...]``, in order.
+
+    Without a signature positions are named ``#0``, ``#1``, ..."""
+    if signature is None:
+        return [(f"#{k}", v) for k, v in enumerate(pos)] + list(kw.items())
+    names = [p.name for p in signature.parameters.values()
+             if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)]
+    var = next((p.name for p in signature.parameters.values() if p.kind is _P.VAR_POSITIONAL), None)
+    named = [(names[k] if k < len(names) else f"{var}[{k - len(names)}]", v) for k, v in enumerate(pos)]
+    return named + list(kw.items())
+
+
+def default_of(signature, name):
+    """The parameter's default, or ``inspect.Parameter.empty``."""
+    if signature is None or name not in signature.parameters:
+        return _P.empty
+    return signature.parameters[name].default
+
+
+def is_default(value, default):
+    """``value`` is what NumPy assumes when the parameter is left out."""
+    if default is _P.empty:
+        return False
+    if value is default or (default is np._NoValue and value is None):
+        return True
+    try:
+        return type(value) is type(default) and bool(value == default)
+    except Exception:      # arrays, atoms: a run-time value is never 'the default'
+        return False

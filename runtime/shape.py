@@ -86,8 +86,15 @@ def _(x, axis, out, dout):
 
 
 @defvjp("transpose")
-def _(x, out, dout):
-    return (np.transpose(dout),)
+def _(a, out, dout, axes=None):
+    if axes is None:
+        return (np.transpose(dout),)
+    inverse = ()                  # where each axis went: unrolled over the static tuple
+    for k, _ in enumerate(axes):
+        for j, axis in enumerate(axes):
+            if axis % len(axes) == k:
+                inverse = inverse + (j,)
+    return (np.transpose(dout, inverse),)
 
 
 @defvjp("swapaxes")
@@ -121,13 +128,13 @@ def _(x, out, dout):
 
 
 @defvjp("triu")
-def _(x, out, dout):
-    return (np.triu(dout),)
+def _(m, out, dout, k=0):
+    return (np.triu(dout, k),)
 
 
 @defvjp("tril")
-def _(x, out, dout):
-    return (np.tril(dout),)
+def _(m, out, dout, k=0):
+    return (np.tril(dout, k),)
 
 
 def split_like(dout, arrays, axis):
@@ -173,13 +180,17 @@ def _(arrays, out, dout):
 
 
 @defvjp("roll")
-def _(x, shift, out, dout):
-    return (np.roll(dout, -shift), None)
+def _(a, shift, out, dout, axis=None):
+    return (np.roll(dout, -shift, axis), None)
 
 
 @defvjp("repeat")
-def _(x, repeats, out, dout):
-    return (np.sum(np.reshape(dout, (x.size, repeats)), axis=1), None)
+def _(a, repeats, out, dout, axis=None):
+    if axis is None:
+        return (np.reshape(np.sum(np.reshape(dout, (a.size, repeats)), axis=1), np.shape(a)), None)
+    moved = np.swapaxes(dout, axis, -1)
+    summed = np.sum(np.reshape(moved, np.shape(np.swapaxes(a, axis, -1)) + (repeats,)), axis=-1)
+    return (np.swapaxes(summed, axis, -1), None)
 
 
 @defvjp("tile")

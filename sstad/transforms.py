@@ -13,7 +13,7 @@ import functools
 from sstad.ad.reverse import ReverseMode, differentiable
 from sstad.errors import SstadTypeError
 from sstad.api import Jitted, jit
-from sstad.frontend.lower import Lowerer, flatten_runtime, lower
+from sstad.frontend.lower import Lowerer, flatten_runtime, lower, python_name
 from sstad.ir import nodes as ir
 from sstad.ir.escape import export_escaping
 from sstad.passes import run_passes
@@ -53,7 +53,7 @@ class _Transform:
         self.fun = getattr(fun, "fn", fun)     # accept an sstad.jit object too
         self.options = options
         functools.update_wrapper(self, self.fun, updated=())
-        self.__name__ = self.fun.__name__ + self.suffix()    # grad(grad(f)) is f_grad_grad
+        self.__name__ = python_name(self.fun.__name__) + self.suffix()    # grad(grad(f)) is f_grad_grad
         self._interpreted = Jitted(self, backend="python", fallback=False)
 
     def __call__(self, *args):

@@ -15,6 +15,7 @@
 """
 from __future__ import annotations
 
+import inspect
 import itertools
 
 from sstad.ad.activity import active_values, needed_carried
@@ -32,7 +33,7 @@ from sstad.ir.alias import versions, writes_in_place, written_memory
 from sstad.ir.clone import atom as mapped, clone_block, clone_stmt
 from sstad.runtime import abstract as A
 from sstad.runtime.extern import describe as describe_extern
-from sstad.runtime.primitive import Slot, fill, lookup
+from sstad.runtime.primitive import Slot, default_of, fill, is_default, lookup, parameters
 
 _uids = itertools.count()
 # results that may share memory with an argument: NumPy's views, and what may pass an
@@ -445,28 +446,20 @@ class ReverseMode(ListAdjoints, Sweep):
     def call_rule(self, rule, stmt, subst, out, dout, args=None):
         """Inline ``rule`` and pair its cotangents with argument positions."""
         args = args if args is not None else [mapped(a, subst) for a in stmt.args]
-        params = {k: _static(v) for k, v in stmt.params.items() if k != "layout"}
         layout = stmt.params.get("layout")
         refs = [_Ref(k) for k in range(len(args))]
         if layout is not None:
             pos_refs = fill(layout[0], refs)
             pos = [_static(v) for v in fill(layout[0], args)]
-            kwargs = {k: _static(v) for k, v in fill(layout[1], args).items()}
-            kwargs.update(params)
+            kw = {k: _static(v) for k, v in fill(layout[1], args).items()}
         else:
-            pos_refs = refs
-            pos, kwargs = args, params
+            pos_refs, pos, kw = refs, list(args), {}
+        kw.update((k, _static(v)) for k, v in stmt.params.items() if k != "layout")
         node, filename = function_node(rule)
-        # Static arguments given by position (``np.concatenate(xs, 1)``) go to the rule's
-        # keyword parameters of the same order: ``rule(xs, out, dout, axis=0)``.
-        names = [a.id for a in node.args.args]
-        k = names.index("out")
-        for name, value in zip(names[k + 2:], pos[k:]):
-            kwargs[name] = value
-        pos, pos_refs = pos[:k], pos_refs[:k]
-        cts = self.L.inline(rule, node, filename, list(pos) + [out, dout], kwargs, node, parent=None)
+        leading, kwargs = bind_rule(rule, node, stmt, pos, kw)
+        cts = self.L.inline(rule, node, filename, leading + [out, dout], kwargs, node, parent=None)
         pairs = []
-        _pair(pos_refs, cts, pairs)
+        _pair(pos_refs[:len(leading)], cts, pairs)
         return pairs
 
     def back_inplace(self, stmt, subst, saved):
@@ -645,6 +638,57 @@ class ReverseMode(ListAdjoints, Sweep):
             if overwritten:
                 self.L.branch(self.L.apply("op.gt", [n, ir.Const(0)], hint="ran"), restore, lambda: None)
         self.drop(stmt.outs)
+
+
+def bind_rule(rule, node, stmt, pos, kw):
+    """Match a primitive's canonical call to its rule ``rule(lead..., out, dout, name=...)``.
+
+    The rule's parameters before ``out`` take the call's leading positions; every other
+    parameter of the call goes by its NumPy name.  A parameter the rule does not list is
+    refused unless it has NumPy's default value: a rule never silently drops one."""
+    names = [a.id for a in node.args.args]
+    k = names.index("out")
+    listed = set(names[k + 2:]) | {a.id for a in node.args.kwonlyargs}
+    prim = stmt.prim
+    signature = getattr(prim, "signature", None)
+    calls = parameters(signature, pos, kw)
+    leading = list(pos[:k])
+    if len(leading) < k and signature is not None:      # left-out leading parameters: defaults
+        for p in list(signature.parameters.values())[len(leading):k]:
+            if p.default is inspect.Parameter.empty:
+                break
+            leading.append(_static(p.default))
+    kwargs = {}
+    for position, (name, value) in enumerate(calls):
+        if position < len(pos) and position < k:
+            continue
+        if name.startswith("#") and position - k < len(names) - k - 2:
+            name = names[position + 2]                   # no signature: the rule's order
+        if name in listed:
+            kwargs[name] = value
+        elif not is_default(_literal(value), default_of(signature, name)):
+            shown = "np." + prim.name if prim is not None else getattr(rule, "__qualname__", "rule")
+            given = _describe_value(value)
+            raise UnsupportedSyntaxError(
+                f"the derivative of `{shown}` does not handle `{name}={given}`" if not name.startswith("#")
+                else f"the derivative of `{shown}` does not take {len(pos)} arguments", stmt.loc,
+                "leave the parameter at its default, or write the computation another way "
+                "(docs/ad.md lists what each rule handles)")
+    return leading, kwargs
+
+
+def _literal(value):
+    """A rule argument back as the Python value it was written as (for default tests)."""
+    if isinstance(value, ir.Const):
+        return value.value
+    if isinstance(value, tuple):
+        return tuple(_literal(v) for v in value)
+    return value
+
+
+def _describe_value(value):
+    value = _literal(value)
+    return repr(value) if isinstance(value, (bool, int, float, str, tuple, type(None))) else "<a run-time value>"
 
 
 def _static(value):

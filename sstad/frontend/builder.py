@@ -187,7 +187,7 @@ class Builder:
         sides = [self.region(thunk, state0) for thunk in (then_thunk, else_thunk)]
         states = [{**s, (-1, "%value"): r} for _, s, r in sides]
         keys = [k for k in {**states[0], **states[1]}]
-        outs, results = [], ([], [])
+        outs, results, joined = [], ([], []), []
         after = dict(state0)
         for key in keys:
             a, b = states[0].get(key, MISSING), states[1].get(key, MISSING)
@@ -209,14 +209,26 @@ class Builder:
                 leaves = leaves or [ir.Undef(t) for t in types]
                 results[side].extend(self.cast(leaf, t, stmts) for leaf, t in zip(leaves, types))
             outs.extend(new)
+            joined.extend((out, [leaves[i] for leaves in flat if leaves is not None]) for i, out in enumerate(new))
             after[key] = unflatten(treedef, new)
         value = after.pop((-1, "%value"), None)
+        self.join_views(joined, after)
         if outs or sides[0][0] or sides[1][0]:
             self.stmts.append(ir.If(outs, cond, ir.Block([], sides[0][0], results[0]),
                                     ir.Block([], sides[1][0], results[1]), loc))
         self.loc = loc
         self.set_state(after)
         return value
+
+    def join_views(self, joined, after):
+        """``[(out, its inputs on each path)]``: an array joined from a view, or from an
+        array still bound to another name, may share memory with it, so writes through
+        the joined value are refused (AliasingError) rather than lost."""
+        bound = {id(leaf) for v in after.values() for leaf in _leaves(v)}
+        for out, inputs in joined:
+            if isinstance(out.type, A.Array) and any(
+                    is_atom(a) and (a in self.views or id(a) in bound) for a in inputs):
+                self.views.add(out)
 
     # --- loops -----------------------------------------------------------------
     def loop(self, body_thunk, cond_thunk=None, bounds=None, index_hint="i"):
@@ -257,7 +269,7 @@ class Builder:
             raise self.error(SstadTypeError, "the types in this loop do not settle",
                              hint="give loop variables one type before the loop")
         self.loc = loc
-        inits, results, outs, after = [], [], [], dict(state0)
+        inits, results, outs, after, joined = [], [], [], dict(state0), []
         for key, (treedef, types) in carry.items():
             if any(t is A.UNKNOWN for t in types):
                 raise self.error(SstadTypeError, f"cannot infer the type of `{hint_of(key)}` in this loop")
@@ -269,6 +281,7 @@ class Builder:
             new = [ir.Var(hint_of(key), t) for t in types]
             outs.extend(new)
             after[key] = unflatten(treedef, new)
+        self.join_views(joined, after)
         if cond_thunk is not None:
             stmt = ir.While(outs, inits, ir.Block(list(params), cond_stmts, [cond]),
                             ir.Block(params, body_stmts, results), loc)
@@ -278,3 +291,13 @@ class Builder:
                           ir.Block([index] + params, body_stmts, results), loc)
         self.stmts.append(stmt)
         self.set_state(after)
+
+
+def _leaves(*values):
+    """The atoms of these values (MISSING and None contribute none)."""
+    out = []
+    for v in values:
+        if v is MISSING or v is None:
+            continue
+        out.extend([v] if is_atom(v) else flatten(v)[1])
+    return out

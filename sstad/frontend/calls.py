@@ -17,7 +17,7 @@ from sstad.runtime import abstract as A
 from sstad.custom import CustomFunction, Remat
 from sstad.runtime.composites import COMPOSITES
 from sstad.runtime.extern import describe, extern_name
-from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot
+from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot, bind, lookup
 from sstad.runtime.index import index_add
 from sstad.runtime.reduce import REDUCTIONS, SCANS
 
@@ -76,27 +76,100 @@ class CallLowering:
                          "register it as a primitive with its rule (docs/ad.md, 'The rule table')")
 
     def call_extern(self, func, args, kwargs, node):
-        """A function we cannot see into: run at compile time on compile-time numbers,
-        else called from the emitted code (runtime/extern.py)."""
-        name = extern_name(func)
-        if kwargs:
-            raise self.error(UnsupportedSyntaxError, f"keyword arguments to `{describe(name)}` are not "
-                             "supported", node, "pass its arguments by position")
-        if all(isinstance(a, ir.Const) for a in args):
-            try:
-                value = func(*(a.value for a in args))
-            except Exception as exc:    # the user's function failed: say so, at their line
-                raise self.error(SstadTypeError, f"`{describe(name)}` failed at compile time: {exc}",
-                                 node) from None
-            if isinstance(value, (bool, int, float, np.generic)):
+        """Library code and other functions sstad does not see into (docs/architecture.md,
+        decision 9): run at compile time when every argument is a compile-time constant;
+        a ``scipy.special`` function with a primitive becomes that primitive
+        (runtime/special.py); anything else is called from the emitted code
+        (runtime/extern.py)."""
+        from sstad.frontend.lower import Capture
+        from sstad.runtime.special import SCIPY
+        name = extern_name(func, self.loc_of(node))
+        shown = describe(name)
+
+        class Runtime(Exception):
+            """A run-time value among the arguments."""
+
+        def python(value):                 # a compile-time argument as the Python value
+            if isinstance(value, ir.Const):
+                return value.value
+            if is_atom(value) or isinstance(value, (Closure, BoundMethod, RangeValue, Enumerate, Zip)):
+                raise Runtime
+            if isinstance(value, StaticList):
+                return [python(v) for v in value]
+            if isinstance(value, tuple):
+                return tuple(python(v) for v in value)
+            if isinstance(value, dict):
+                return {k: python(v) for k, v in value.items()}
+            return value
+
+        def frontend(value):               # a compile-time result as a frontend value
+            if isinstance(value, np.ndarray) and value.ndim == 0:
+                value = value[()]
+            if isinstance(value, (bool, int, float, complex, np.generic)):
                 return ir.Const(value)
-        atoms = [self.atom(a, node) for a in args]
+            if isinstance(value, np.ndarray):      # an input computed before the compiled code
+                if not self.in_entry or value.dtype.kind not in "biuf":
+                    raise Runtime
+                var = ir.Var(getattr(func, "__name__", "c"), A.of_value(value))
+                self.captures[("extern", id(value))] = Capture(var.hint, "global", {var.hint: value}, value, var)
+                return var
+            if isinstance(value, list):
+                return StaticList(frontend(v) for v in value)
+            if type(value) is tuple:
+                return tuple(frontend(v) for v in value)
+            if type(value) is dict:
+                return {k: frontend(v) for k, v in value.items()}
+            return value
+
         try:
-            return self.apply("extern", atoms, {"name": name})
-        except SstadTypeError:
-            raise self.error(UnsupportedSyntaxError, f"call to `{describe(name)}` is not supported", node,
-                             "sstad calls functions it does not see into only if they return one array or "
-                             "number; see docs/subset.md for what NumPy it supports") from None
+            call_args = [python(a) for a in args]
+            call_kwargs = {k: python(v) for k, v in kwargs.items()}
+        except Runtime:
+            pass
+        else:
+            try:
+                value = func(*call_args, **call_kwargs)
+            except Exception as exc:    # the library refused: say so, at the user's line
+                raise self.error(SstadTypeError, f"`{shown}` failed at compile time: "
+                                 f"{type(exc).__name__}: {exc}", node) from None
+            try:
+                return frontend(value)
+            except Runtime:
+                pass
+        translate = SCIPY.get(id(func))
+        if translate is not None:
+            unwrap = lambda v: v.value if isinstance(v, ir.Const) else (  # noqa: E731
+                tuple(unwrap(x) for x in v) if type(v) is tuple else v)
+            try:
+                prim, prim_args, prim_kwargs = translate(*map(unwrap, args),
+                                                         **{k: unwrap(v) for k, v in kwargs.items()})
+            except TypeError as exc:
+                raise self.error(SstadTypeError, f"`{shown}`: {exc}", node) from None
+            return self.call_numpy(prim, prim_args, prim_kwargs, node)
+        atoms = []
+
+        def layout_of(value):
+            if isinstance(value, ir.Const):
+                return value.value
+            if is_atom(value):
+                atoms.append(value)
+                return Slot(len(atoms) - 1)
+            if isinstance(value, (tuple, StaticList)):
+                return tuple(layout_of(v) for v in value)
+            if value is None or isinstance(value, (str, slice, np.dtype)) or (
+                    isinstance(value, type) and issubclass(value, (np.generic, float, int, bool, complex))):
+                return value
+            raise self.error(UnsupportedSyntaxError, f"`{shown}` cannot take {self.describe(value)} at run time",
+                             node, "pass arrays, numbers, and tuples or lists of them")
+        layout = (tuple(layout_of(a) for a in args), {k: layout_of(v) for k, v in kwargs.items()})
+        try:
+            return self.apply("extern", atoms, {"name": name, "layout": layout})
+        except Exception as exc:      # its result is not one array or number, or it failed
+            raise self.error(UnsupportedSyntaxError, f"call to `{shown}` is not supported: "
+                             f"{getattr(exc, 'message', exc)}", node,
+                             "sstad calls library functions on run-time values only if they return one "
+                             "array or number; call it outside the compiled function, or see "
+                             "docs/subset.md") from None
 
     # --- user functions ----------------------------------------------------------
     def check_signature(self, args, node):
@@ -218,6 +291,10 @@ class CallLowering:
             if isinstance(value, dict) or isinstance(value, (Closure, BoundMethod)):
                 raise self.error(SstadTypeError, f"np.{name} cannot take {self.describe(value)}", node)
             return value
+        try:
+            args, kwargs = bind(lookup(name).signature, args, kwargs)
+        except TypeError as exc:
+            raise self.error(SstadTypeError, f"np.{name}(): {exc}", node) from None
         layout = (tuple(layout_of(a) for a in args), {k: layout_of(v) for k, v in kwargs.items()})
         hint = next((a.hint for a in atoms if isinstance(a, ir.Var)), "%t") if name in VIEW_FUNCTIONS else "%t"
         out = self.apply(name, atoms, {"layout": layout}, hint=hint)

@@ -7,6 +7,8 @@ separate IR functions called with :class:`ir.Call`.
 """
 from __future__ import annotations
 
+import gast
+
 import numpy as np
 
 from sstad.errors import SstadTypeError, UnsupportedSyntaxError
@@ -100,7 +102,7 @@ class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
     def function_scope(self, fn, env):
         fn_node, filename = function_node(fn)
         self.check_signature(fn_node.args, fn_node)
-        scope = Scope(env, assigned_names(fn_node.body) | set(env), filename, None,
+        scope = Scope(env, assigned_names(statements_of(fn_node)) | set(env), filename, None,
                       fn.__globals__, closure_values(fn))
         scope.declared_global = set()
         scope.function = fn
@@ -118,7 +120,7 @@ class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
         self.inlining = [fn]
         self.at(fn_node)
         loc = self.loc
-        self.lower_body(fn_node.body)
+        self.lower_body(statements_of(fn_node))
         result = self.function_result(fn_node)
         out_tree, leaves = flatten(result)
         results = [self.atom(leaf, fn_node) for leaf in leaves]
@@ -146,7 +148,7 @@ class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
         entry = self.functions[key]
         out_tree, out_types = entry["guess"]
         entry["used"] = True
-        outs = [ir.Var(fn.__name__, t) for t in out_types]
+        outs = [ir.Var(python_name(fn.__name__), t) for t in out_types]
         self.stmts.append(ir.Call(outs, entry, atoms, self.loc))   # callee resolved in lower()
         return unflatten(out_tree, outs)
 
@@ -159,7 +161,7 @@ class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
                 params = [ir.Var(getattr(a, "hint", "x"), a.type) for a in atoms]
                 args = unflatten(treedef, params)
                 entry["used"] = False
-                function, out_tree = self.lower_function(fn, list(args), self.unique_name(fn.__name__))
+                function, out_tree = self.lower_function(fn, list(args), self.unique_name(python_name(fn.__name__)))
                 function.params = params
                 function.body.params = params
                 guess = (out_tree, [r.type for r in function.body.results])
@@ -193,7 +195,7 @@ def lower(fn, args, name=None):
     in_tree, leaves = flatten_runtime(args)
     params = [ir.Var("x", A.of_value(v)) for v in leaves]
     arg_values = unflatten_runtime(in_tree, params)
-    function, out_tree = lowerer.lower_function(fn, arg_values, name or fn.__name__)
+    function, out_tree = lowerer.lower_function(fn, arg_values, name or python_name(fn.__name__))
     _name_params(function, fn, arg_values)
     captures = list(lowerer.captures.values())
     function.params = function.params + [c.var for c in captures]
@@ -252,3 +254,15 @@ def flatten_runtime(value):
 
 
 unflatten_runtime = unflatten
+
+
+def statements_of(fn_node):
+    """A function's body as statements (a lambda's expression is its return)."""
+    if isinstance(fn_node, gast.Lambda):
+        return [gast.copy_location(gast.Return(value=fn_node.body), fn_node.body)]
+    return fn_node.body
+
+
+def python_name(name):
+    """A name for emitted code: ``<lambda>`` becomes ``lambda_``."""
+    return name if name.isidentifier() else "".join(c if c.isalnum() else "_" for c in name).strip("_") + "_"

@@ -109,8 +109,9 @@ class StatementLowering:
             rhs = self.expr(node.value)
             if is_atom(current) and isinstance(current.type, A.Array) and op in self.INPLACE:
                 if current in self.views:
-                    raise self.error(AliasingError, "updating a view (a slice, reshape or transpose "
-                                     "of another array) in place", node,
+                    raise self.error(AliasingError, "updating in place an array that may share memory with "
+                                     "another (a slice, reshape or transpose, or an array chosen by "
+                                     "an `if` or a loop)", node,
                                      "write `y = y + v` for a new array, or update the original array")
                 self.apply("iop." + op, [current, self.atom(rhs, node.value)], hint=target.id)
                 return                                # in place: aliases see the change
@@ -144,18 +145,24 @@ class StatementLowering:
         self.scope.env["%ret"] = TRUE
 
     def stmt_Raise(self, node):
-        """A ``raise`` that only compile-time values lead to (a branch on ranks, dtypes or
-        literal parameters) is an sstad error now.  In the library (a composite refusing
-        a parameter value) it names the user's call; in user code, the ``raise``."""
+        """A ``raise`` reached through compile-time values only (a branch on ranks, dtypes or
+        literal parameters) is an error at compile time.  In sstad's own code (a composite
+        refusing a parameter value) it is reported at the user's call; in user code, at the
+        ``raise``.  A ``raise`` that depends on run-time values cannot be compiled."""
         library = self.library_scopes()
         owner = library[0] if library else self.scopes[0]
-        if (owner.entry[0] is not self.stmts) or not (library or self.in_entry):
+        static = owner.entry[0] is self.stmts and (library or self.in_entry)
+        if not static and not library:
             message, hint = UNSUPPORTED_STATEMENTS[gast.Raise]
             raise self.error(UnsupportedSyntaxError, message, node, hint)
         kind, text = self.raised(node.exc)
+        if not static:
+            raise UnsupportedSyntaxError(f"cannot check this call at compile time ({text})", owner.entry[1],
+                                         "pass the parameters that check depends on as constants")
         cls = UnsupportedSyntaxError if issubclass(kind, NotImplementedError) else SstadTypeError
-        message = text if library and text else f"{kind.__name__}: {text}" if text else kind.__name__
-        raise cls(message, owner.entry[1] if library else self.loc_of(node))
+        if library:
+            raise cls(text or kind.__name__, owner.entry[1])
+        raise cls(f"{kind.__name__}: {text}" if text else kind.__name__, self.loc_of(node))
 
     def library_scopes(self):
         """The run of scopes, innermost last, lowering sstad's own code (composites and
@@ -387,7 +394,8 @@ class StatementLowering:
                              "tuples are immutable; build a new one")
         if base in self.views:
             raise self.error(
-                AliasingError, "writing into a view (a slice, reshape or transpose of another array)",
+                AliasingError, "writing into an array that may share memory with another (a slice, "
+                "reshape or transpose, or an array chosen by an `if` or a loop)",
                 node, "make it a copy first (`y = x[...].copy()`) or write into the original array")
         atoms, layout = self.index_layout(index, first_slot=2, node=node)
         self.apply("setitem", [base, self.atom(value, node)] + atoms, {"index": layout},
