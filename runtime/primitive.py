@@ -103,7 +103,7 @@ def literal(value):
         inner = ", ".join(literal(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, float) and not np.isfinite(value):
-        return f"np.{'nan' if np.isnan(value) else 'inf' if value > 0 else '-np.inf'}"
+        return 'np.nan' if np.isnan(value) else 'np.inf' if value > 0 else '(-np.inf)'
     if isinstance(value, np.generic):
         return f"np.{value.dtype.name}({value.item()!r})"
     if value is Ellipsis:
