@@ -42,3 +42,43 @@ def _sum_infer(avals, params):
 
 Primitive("builtin.len", builtins.len, _len_infer, emit_call("len"))
 Primitive("builtin.sum", builtins.sum, _sum_infer, emit_call("sum"))
+
+
+# --- np.array / np.stack of a run-time list of arrays ---------------------------------
+import numpy as np  # noqa: E402
+from numba.extending import overload  # noqa: E402
+
+
+def stack_list(items):
+    """``np.stack(items)`` of a run-time list, also under Numba (which stacks tuples only)."""
+    return np.stack(items)
+
+
+@overload(stack_list)
+def _stack_list_numba(items):
+    def impl(items):
+        first = items[0]
+        out = np.empty((len(items),) + first.shape, first.dtype)
+        for k in range(len(items)):
+            out[k] = items[k]
+        return out
+    return impl
+
+
+def stacked_emit(fname):
+    """``fname(...)`` as NumPy spells it, or ``rt.stack_list`` for a run-time list of arrays
+    (then moved to ``np.stack``'s axis by a static transpose)."""
+    def emit(args, params, avals):
+        first = avals[0] if avals else None
+        if not (isinstance(first, A.ListOf) and isinstance(first.elem, A.Array)):
+            return emit_call(fname)(args, params, avals)
+        pos, kw = params["layout"]
+        if len(pos) != 1 and fname != "np.stack" or any(k != "axis" for k in kw):
+            return emit_call(fname)(args, params, avals)
+        axis = (pos[1] if len(pos) > 1 else kw.get("axis", 0)) if fname == "np.stack" else 0
+        ndim = first.elem.ndim + 1
+        order = list(range(1, ndim))
+        order.insert(axis % ndim, 0)
+        stacked = f"rt.stack_list({args[0]})"
+        return stacked if order == sorted(order) else f"np.transpose({stacked}, {tuple(order)})"
+    return emit

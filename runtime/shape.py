@@ -2,6 +2,7 @@
 import numpy as np
 
 from sstad.runtime import abstract as A
+from sstad.runtime.containers import stacked_emit
 from sstad.runtime.primitive import Primitive, numpy_primitive, text_of
 
 SHAPE_FUNCTIONS = """transpose ravel expand_dims swapaxes moveaxis concatenate stack
@@ -9,7 +10,7 @@ hstack vstack broadcast_to flip fliplr flipud triu tril tile repeat roll copy
 atleast_1d atleast_2d""".split()
 
 for _name in SHAPE_FUNCTIONS:
-    numpy_primitive(_name, getattr(np, _name))
+    numpy_primitive(_name, getattr(np, _name), emit=stacked_emit("np.stack") if _name == "stack" else None)
 
 
 def _reshape_infer(avals, params):

@@ -10,7 +10,7 @@ from sstad.errors import UnsupportedSyntaxError
 from sstad.ir import nodes as ir
 from sstad.ir.clone import atom as mapped
 from sstad.runtime import abstract as A
-from sstad.runtime.primitive import Slot, lookup
+from sstad.runtime.primitive import Slot, lookup, parameters
 
 
 def float_list(a):
@@ -39,7 +39,7 @@ def list_roots(block, roots):
     return roots
 
 
-LIST_READS = ("getitem", "builtin.sum", "array")
+LIST_READS = ("getitem", "builtin.sum", "array", "stack")   # what reverse mode reads lists with
 
 
 class ListAdjoints:
@@ -148,7 +148,7 @@ class ListAdjoints:
                 self.L.loop(fill_zeros, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
 
     def back_list_read(self, stmt, subst, saved, dout):
-        """getitem / sum / np.array of a float list."""
+        """getitem / sum / np.array / np.stack of a float list."""
         lst, n = stmt.args[0], saved[stmt]
         if stmt.prim.name == "getitem":
             (item,) = stmt.params["index"]
@@ -156,8 +156,21 @@ class ListAdjoints:
             position = self.L.apply("op.mod", [index, n], hint="i")      # negative indices too
             return self.add_to_list_adjoint(lst, position, dout)
 
+        axis = stacking_axis(stmt, dout)
+
         def each(k):
             ct = dout if stmt.prim.name == "builtin.sum" else self.L.apply(
-                "getitem", [dout, k], {"index": (Slot(1),)}, hint="d" + lst.hint)
+                "getitem", [dout, k], {"index": (slice(None),) * axis + (Slot(1),)}, hint="d" + lst.hint)
             self.add_to_list_adjoint(lst, k, ct)
         self.L.loop(each, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
+
+
+def stacking_axis(stmt, dout):
+    """The axis along which ``np.stack`` (or ``np.array``: 0) laid out the list's items."""
+    layout = stmt.params.get("layout")
+    if stmt.prim.name != "stack" or layout is None:
+        return 0
+    axis = dict(parameters(stmt.prim.signature, *layout)).get("axis", 0)
+    if not isinstance(axis, int) or isinstance(axis, Slot):
+        raise UnsupportedSyntaxError("np.stack needs a constant axis", stmt.loc)
+    return axis % dout.type.ndim

@@ -426,6 +426,10 @@ class ReverseMode(ListAdjoints, Sweep):
             return
         if prim.name in LIST_READS and stmt.args and self.active_list(stmt.args[0]):
             return self.back_list_read(stmt, subst, saved, dout)
+        if any(self.active_list(a) for a in stmt.args):
+            raise UnsupportedSyntaxError(
+                f"reverse mode through `{prim.name}` of a list built at run time is not supported",
+                stmt.loc, "index the list, or use np.stack / np.array / sum on it")
         special = STRUCTURAL.get(prim.name)
         if special is not None:
             return special(self, stmt, subst, dout)

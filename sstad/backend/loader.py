@@ -152,9 +152,28 @@ def load_python(source, entry, label):
 
 
 def numba_source(source, function_names):
+    # Numba's disk cache cannot reload recursive functions (the second process to load
+    # one crashes): a module with recursion is compiled afresh in each process.
+    cache = not _recursive(source, function_names)
     footer = "\n\nimport numba  # noqa: E402\n" + "".join(
-        f"{name} = numba.njit(cache=True)({name})\n" for name in function_names)
+        f"{name} = numba.njit(cache={cache})({name})\n" for name in function_names)
     return source + footer
+
+
+def _recursive(source, function_names):
+    """Does a function of the module call itself, directly or through others?"""
+    bodies = dict(re.findall(r"^def (\w+)\((.*?)(?=^def |\Z)", source, re.S | re.M))
+    calls = {f: {g for g in function_names if re.search(rf"\b{g}\(", bodies.get(f, ""))} for f in function_names}
+    for start in function_names:
+        seen, todo = set(), list(calls[start])
+        while todo:
+            f = todo.pop()
+            if f == start:
+                return True
+            if f not in seen:
+                seen.add(f)
+                todo.extend(calls.get(f, ()))
+    return False
 
 
 def _mark_used(path):

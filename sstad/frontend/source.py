@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import linecache
 import os
+import site
+import sysconfig
 import types
 
 import gast
@@ -28,9 +30,10 @@ def function_node(fn: types.FunctionType):
     """The gast ``FunctionDef`` or ``Lambda`` node of ``fn`` and its file name."""
     code = fn.__code__
     filename = code.co_filename
-    if filename.startswith("<"):
+    # IPython and Jupyter keep each cell's source in linecache, named by a hash of the cell.
+    if filename.startswith("<") and not filename.startswith("<ipython-input-"):
         raise SourceError(f"the source of {fn.__qualname__} is not in a file ({filename})",
-                          hint="define the function in a .py file")
+                          hint="define the function in a .py file (or an IPython/Jupyter cell)")
     filename = os.path.abspath(filename) if os.path.exists(filename) else filename
     linecache.checkcache(filename)
     tree = _parse_file(filename)
@@ -55,6 +58,11 @@ def _find(fn, code, tree, filename):
             params = [a.id for a in node.args.args]
             if params == list(code.co_varnames[:code.co_argcount]):
                 candidates.append(node)
+    if len(candidates) > 1 and name == "<lambda>":       # several lambdas on one line
+        candidates = [n for n in candidates if _spans(n, code)]
+        if len(candidates) != 1:
+            raise SourceError(f"cannot tell which lambda on line {code.co_firstlineno} of {filename} "
+                              "this is", hint="put each lambda on a line of its own")
     if not candidates:
         raise SourceError(f"cannot find the source of {fn.__qualname__} in {filename}",
                           hint="was the file edited after the function was defined?")
@@ -62,6 +70,17 @@ def _find(fn, code, tree, filename):
         raise UnsupportedSyntaxError("`async def` is not supported", loc_of(candidates[0], filename),
                                      "compile synchronous code only")
     return candidates[0], filename
+
+
+def _spans(node, code):
+    """Does ``node``'s source span hold every position of ``code``'s instructions?"""
+    start = (node.lineno, node.col_offset)
+    end = (node.end_lineno, node.end_col_offset)
+    if not hasattr(code, "co_positions"):              # Python 3.10
+        return False
+    positions = [(line, col) for line, _, col, end in code.co_positions()
+                 if line is not None and col is not None and end is not None and end > col]
+    return bool(positions) and all(start <= p <= end for p in positions)
 
 
 def loc_of(node, filename):
@@ -82,12 +101,45 @@ def closure_values(fn):
 
 
 def is_user_function(obj):
-    """A plain Python function whose source we follow (not NumPy's, not ours)."""
+    """A plain Python function whose source sstad compiles: the user's own code and
+    sstad's runtime (rules and their helpers), not library code (docs/architecture.md,
+    decision 9)."""
     if not isinstance(obj, types.FunctionType):
         return False
     module = getattr(obj, "__module__", "") or ""
     if module.startswith("sstad."):
-        return module.startswith("sstad.runtime")      # rules and their helpers
-    return module.split(".")[0] not in ("numpy", "numba", "math")
+        return module.startswith("sstad.runtime")
+    return not is_library_function(obj)
 
 
+LIBRARIES = {"numpy", "numba", "math", "scipy", "sklearn", "pandas", "jax", "torch", "tensorflow",
+             "autograd", "sympy", "statsmodels", "networkx"}
+
+
+def _library_roots():
+    """Folders whose files are library code: the standard library and site-packages."""
+    paths = sysconfig.get_paths()
+    roots = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    roots.update(getattr(site, "getsitepackages", lambda: [])())
+    if getattr(site, "ENABLE_USER_SITE", False):
+        roots.add(site.getusersitepackages())
+    return tuple(sorted({os.path.join(os.path.realpath(r), "") for r in roots if r}))
+
+
+_LIBRARY_ROOTS = _library_roots()
+
+
+def is_library_function(fn):
+    """``fn`` is defined outside the user's files: in the standard library, under a
+    site-packages (or dist-packages) folder, or in a module of a known library."""
+    module = (getattr(fn, "__module__", "") or "").split(".")[0]
+    if module in LIBRARIES:
+        return True
+    filename = fn.__code__.co_filename
+    if filename.startswith("<frozen"):                # the interpreter's own modules
+        return True
+    if filename.startswith("<"):
+        return False
+    path = os.path.realpath(filename)
+    parts = path.split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts or path.startswith(_LIBRARY_ROOTS)

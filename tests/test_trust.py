@@ -1,0 +1,51 @@
+"""Regressions of silently wrong results found by running sstad on code written by others."""
+import inspect
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import sstad
+import trust_cases as tc
+from sstad.errors import SstadError
+from sstad.testing import check_grads
+
+XS = np.random.default_rng(5).normal(size=(4, 3))
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("fn", [tc.rnn_stacked, tc.rnn_stacked_last_axis, tc.rnn_array])
+def test_a_stacked_list_built_by_append_gets_its_gradient(fn, backend):
+    check_grads(fn, (0.7, XS), backend=backend)
+
+
+def test_a_list_read_that_reverse_mode_cannot_follow_is_refused_at_its_line():
+    with pytest.raises(SstadError) as info:
+        sstad.grad(tc.rnn_concatenated)(0.7, XS)
+    lines, start = inspect.getsourcelines(tc.rnn_concatenated)
+    line = next(start + i for i, text in enumerate(lines) if text.rstrip().endswith("# ERR list"))
+    assert re.search(rf"trust_cases\.py:{line}\b", str(info.value))
+
+
+def test_two_lambdas_on_one_line_are_two_functions():
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(sstad.grad(tc.ROLLERS[0])(x), [2.0, 2.0])
+    np.testing.assert_allclose(sstad.grad(tc.ROLLERS[1])(x), [3.0, 12.0])
+
+
+@pytest.mark.slow
+def test_a_recursive_function_reloads_from_the_disk_cache(tmp_path):
+    """The second process to load a compiled recursive function once crashed."""
+    script = ("import sys; sys.path.insert(0, %r); import trust_cases as tc, sstad, numpy as np;"
+              "print(repr(float(sstad.jit(sstad.grad(tc.through_recursion))(0.7))))"
+              % os.path.dirname(__file__))
+    env = {**os.environ, "SSTAD_CACHE_DIR": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                           timeout=300) for _ in range(2)]
+    expected = 3 * 0.7 ** 2 * np.cos(0.7 ** 3)
+    for run in runs:
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert abs(float(run.stdout.strip()) - expected) < 1e-12
