@@ -38,9 +38,11 @@ bench-quick: $(BENCH_STAMP)
 bench-check: install
 	$(PYTHON) -m pytest -q benchmarks/test_references.py
 
+# The cache of compiled code (~/.cache/sstad or $SSTAD_CACHE_DIR) is kept: `sstad cache clear`.
 clean:
 	rm -rf .make build dist *.egg-info .pytest_cache .hypothesis .benchmarks
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	@echo "kept: the cache of compiled code (sstad cache info; sstad cache clear empties it)"
 
 # A fuzzing campaign over generated programs: make fuzz N=10000 [SEED=0] [NUMBA=20]
 N ?= 1000

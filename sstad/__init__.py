@@ -1,14 +1,19 @@
 """sstad: source-to-source automatic differentiation for Python and NumPy.
 
->>> import numpy as np, sstad
->>> @sstad.jit
-... def norm(x):
-...     s = 0.0
-...     for v in x:
-...         s += v * v
-...     return np.sqrt(s)
->>> float(norm(np.array([3.0, 4.0])))
-5.0
+sstad compiles a function from its source, so the function must be defined in a file (or
+an IPython/Jupyter cell).  Example, in a ``.py`` file::
+
+    import numpy as np
+    import sstad
+
+    @sstad.jit
+    def norm(x):
+        s = 0.0
+        for v in x:
+            s += v * v
+        return np.sqrt(s)
+
+    assert norm(np.array([3.0, 4.0])) == 5.0
 """
 from sstad import errors  # noqa: F401
 

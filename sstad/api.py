@@ -114,12 +114,17 @@ def jit(fn=None, *, backend="numba", fallback=False):
     cannot type the code, a :class:`~sstad.errors.BackendError` says why, unless
     ``fallback=True``, which warns and uses the python backend.
 
-    >>> import numpy as np, sstad
-    >>> @sstad.jit(backend="python")
-    ... def f(x):
-    ...     return (x * x).sum()
-    >>> float(f(np.arange(3.0)))
-    5.0
+    sstad compiles from the function's source, so it must be defined in a file, or in an
+    IPython/Jupyter cell.  Example, in a ``.py`` file::
+
+        import numpy as np
+        import sstad
+
+        @sstad.jit(backend="python")
+        def f(x):
+            return (x * x).sum()
+
+        assert f(np.arange(3.0)) == 5.0
     """
     if fn is None:
         return lambda f: Jitted(f, backend, fallback)
@@ -133,7 +138,19 @@ def dump(fn, *args, emit="ir", after=None):
     per line), ``"numba"`` (the same with chains of elementwise operations written as one
     expression, which Numba fuses into one loop: what the numba backend compiles) or ``"llvm"``
     (Numba's LLVM IR of the entry function).  ``after``: the name of a pass to stop
-    after (``"lowering"`` for the IR before any pass).
+    after (``"lowering"`` for the IR before any pass).  Example, in a ``.py`` file::
+
+        import numpy as np
+        import sstad
+
+        def damp(x, rate, tol):
+            while np.max(np.abs(x)) > tol:
+                x = x * rate
+            return x
+
+        ir = sstad.dump(damp, np.ones(3), 0.5, 1e-6)
+        assert ir.startswith("def damp(x: f64[:], rate: f64~, tol: f64~)")
+        assert "while np.max(np.abs(x)) > tol:" in sstad.dump(damp, np.ones(3), 0.5, 1e-6, emit="python")
     """
     if emit not in STAGES:
         raise ValueError(f"emit must be one of {STAGES}, not {emit!r}")

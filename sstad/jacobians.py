@@ -63,9 +63,15 @@ def jvp(fun, primals, tangents):
     """``(out, tangent_out)``: ``fun(*primals)`` and its directional derivative along
     ``tangents`` (one per primal, same structure), by forward mode.
 
-    >>> import numpy as np, sstad
-    >>> sstad.jvp(np.sin, (0.0,), (2.0,))
-    (0.0, 2.0)
+    Example, in a ``.py`` file::
+
+        import numpy as np
+        import sstad
+
+        def f(x):
+            return np.sin(x)
+
+        assert sstad.jvp(f, (0.0,), (2.0,)) == (0.0, 2.0)
     """
     return pushforward(fun)(*primals, *tangents)
 

@@ -136,12 +136,16 @@ def grad(fun, argnums=0, has_aux=False, weights=()):
     follow the argument gradients.  With ``has_aux`` the function returns
     ``(value, aux)`` and ``grad`` returns ``(gradient, aux)``.
 
-    >>> import numpy as np, sstad
-    >>> def f(x):
-    ...     return np.sum(np.sin(x) * x)
-    >>> g = sstad.grad(f)(np.array([0.0, 1.0]))
-    >>> np.allclose(g, np.cos([0.0, 1.0]) * [0.0, 1.0] + np.sin([0.0, 1.0]))
-    True
+    Example, in a ``.py`` file::
+
+        import numpy as np
+        import sstad
+
+        def f(x):
+            return np.sum(np.sin(x) * x)
+
+        x = np.array([0.0, 1.0])
+        assert np.allclose(sstad.grad(f)(x), np.cos(x) * x + np.sin(x))
     """
     return Grad(fun, argnums=argnums, has_aux=has_aux, weights=tuple(weights), with_value=False)
 
@@ -229,10 +233,17 @@ def vjp(fun, *primals, has_aux=False):
     leaves).  With ``has_aux`` the function returns ``(out, aux)`` and ``vjp`` returns
     ``(out, vjp_fn, aux)``.
 
-    >>> import numpy as np, sstad
-    >>> out, pullback = sstad.vjp(lambda x: 2.0 * x, np.ones(2))
-    >>> pullback(np.array([1.0, 3.0]))
-    (array([2., 6.]),)
+    Example, in a ``.py`` file::
+
+        import numpy as np
+        import sstad
+
+        def double(x):
+            return 2.0 * x
+
+        out, pullback = sstad.vjp(double, np.ones(2))
+        (dx,) = pullback(np.array([1.0, 3.0]))
+        assert np.array_equal(dx, [2.0, 6.0])
     """
     value = jit(fun, backend="python")(*primals)
     pull = pullback(fun, has_aux=has_aux)
