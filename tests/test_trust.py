@@ -49,3 +49,30 @@ def test_a_recursive_function_reloads_from_the_disk_cache(tmp_path):
     for run in runs:
         assert run.returncode == 0, run.stderr[-2000:]
         assert abs(float(run.stdout.strip()) - expected) < 1e-12
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_a_changed_config_object_is_seen_at_the_next_call(backend):
+    x = np.arange(3.0)
+    f = sstad.jit(tc.scaled_by_global_config, backend=backend)
+    g = sstad.jit(tc.scaled_by_config_argument, backend=backend)
+    config = tc.Config(2.0, np.ones(3))
+    try:
+        for scale, weights in ((2.0, np.ones(3)), (3.0, np.full(3, 2.0)), (3.0, np.arange(3.0))):
+            tc.CONFIG.scale, tc.CONFIG.weights = scale, weights
+            config.scale, config.weights = scale, weights
+            assert f(x) == tc.scaled_by_global_config(x)
+            assert g(x, config) == tc.scaled_by_config_argument(x, config)
+    finally:
+        tc.CONFIG.scale, tc.CONFIG.weights = 2.0, np.ones(3)
+
+
+def test_differentiating_an_opaque_object_is_refused():
+    with pytest.raises(SstadError, match="argument 0 \\(Config\\)"):
+        sstad.grad(tc.loss_of_config)(tc.Config(2.0, np.ones(3)), np.ones(3))
+
+
+@pytest.mark.parametrize("argnums", [2, (0, 5), -3])
+def test_argnums_out_of_range_is_a_clear_error(argnums):
+    with pytest.raises(SstadError, match="out of range"):
+        sstad.grad(tc.scaled_by_config_argument, argnums=argnums)(np.ones(3), tc.CONFIG)

@@ -50,3 +50,26 @@ def rec_pow(x, n):
 
 def through_recursion(x):
     return np.sin(rec_pow(x, 3))
+
+
+class Config:
+    """A mutable configuration object, as users keep them."""
+
+    def __init__(self, scale, weights):
+        self.scale, self.weights = scale, weights
+
+
+CONFIG = Config(2.0, np.ones(3))
+weights = np.full(3, 100.0)       # the same name as the attribute: must not be read instead
+
+
+def scaled_by_global_config(x):
+    return np.sum(CONFIG.weights * x) * CONFIG.scale
+
+
+def scaled_by_config_argument(x, config):
+    return np.sum(config.weights * x) * config.scale
+
+
+def loss_of_config(config, x):
+    return np.sum(config.weights * x) * config.scale

@@ -314,10 +314,23 @@ class ExpressionLowering:
             return BoundMethod(value, attr)
         if isinstance(value, types.ModuleType) or not isinstance(value, (tuple,)):
             try:
-                return self.static(getattr(value, attr), attr)
+                found = getattr(value, attr)
             except AttributeError:
                 pass
+            else:
+                if isinstance(value, (types.ModuleType, type)) or callable(found):
+                    return self.static(found, attr)
+                return self.object_attribute(value, attr, found, node)
         raise self.error(SstadTypeError, f"{self.describe(value)} has no attribute `{attr}`", node)
+
+    def object_attribute(self, obj, attr, value, node):
+        """``obj.attr`` of a Python object (a config, a dataclass): an array is read
+        afresh at every call; anything else is compiled in and guarded, so that a
+        change recompiles instead of going unseen."""
+        if isinstance(value, np.ndarray):
+            return self.capture(value, attr, "attr", node, container=obj)
+        self.frozen.append(self.attribute_guard(obj, attr, value))
+        return self.static(value, attr, "attr", node)
 
     def expr_Subscript(self, node):
         return self.subscript(self.expr(node.value), self.index_of(node.slice), node)

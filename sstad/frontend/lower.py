@@ -49,7 +49,29 @@ class Capture:
     def fetch(self):
         if self.where == "cell":
             return self.container.cell_contents
+        if self.where == "attr":
+            return getattr(self.container, self.name)
         return self.container[self.name]
+
+
+class AttributeGuard:
+    """An attribute of an object compiled in as a constant: checked before each call."""
+    frozen = True      # compiled in, not passed
+
+    def __init__(self, obj, attr, value):
+        self.obj, self.name, self.value = obj, attr, value
+
+    def still_valid(self):
+        try:
+            now = getattr(self.obj, self.name)
+        except AttributeError:
+            return False
+        if now is self.value:
+            return True
+        try:
+            return type(now) is type(self.value) and bool(now == self.value)
+        except Exception:            # no plain equality: a new object means a new compile
+            return False
 
 
 class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
@@ -73,14 +95,17 @@ class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
             self.loc = self.loc_of(node)
 
     # --- captured arrays -----------------------------------------------------------
-    def capture(self, value, name, where, node):
+    def attribute_guard(self, obj, attr, value):
+        return AttributeGuard(obj, attr, value)
+
+    def capture(self, value, name, where, node, container=None):
         key = id(value)
         if key not in self.captures or not self.in_entry:
             if not self.in_entry:
                 raise self.error(UnsupportedSyntaxError,
                                  f"recursive functions cannot read the global array `{name}`", node,
                                  "pass the array as an argument")
-            container = self._container_of(name, where)
+            container = container if container is not None else self._container_of(name, where)
             var = ir.Var(name or "g", A.of_value(value))
             self.captures[key] = Capture(name, where, container, value, var)
         return self.captures[key].var
