@@ -48,6 +48,19 @@ def _leaf_ranges(in_tree):
     return ranges
 
 
+def _check_argnums(fun, in_tree, ranges, picked, loc):
+    """Every picked argument exists and holds numbers to differentiate."""
+    for a in picked:
+        if not isinstance(a, int) or not -len(ranges) <= a < len(ranges):
+            raise SstadTypeError(f"argnums={a!r} is out of range: `{fun.__name__}` was called with "
+                                 f"{len(ranges)} argument(s)", loc, "count arguments from 0")
+        if not ranges[a]:
+            shown = type(in_tree[1][a][1]).__name__ if in_tree[1][a][0] == "static" else "no numbers"
+            raise SstadTypeError(f"cannot differentiate with respect to argument {a} ({shown}): it holds "
+                                 "no numbers or arrays sstad can see", loc,
+                                 "pass floats, float arrays, or tuples/lists/dicts of them")
+
+
 class _Transform:
     def __init__(self, fun, **options):
         self.fun = getattr(fun, "fn", fun)     # accept an sstad.jit object too
@@ -87,6 +100,7 @@ class Grad(_Transform):
                                  entry.loc, "reduce it (e.g. .sum()) or use sstad.vjp for other outputs")
         ranges = _leaf_ranges(in_tree)
         picked = [argnums] if isinstance(argnums, int) else list(argnums)
+        _check_argnums(self.fun, in_tree, ranges, picked, entry.loc)
         wrt, grad_trees = [], []
         for a in picked:
             wrt.extend(ranges[a])
