@@ -163,6 +163,7 @@ def _check_counts(fn, args, options):
 
 
 def run_dump(options):
+    cache_bound()                                  # a bad SSTAD_CACHE_MAX_MB is a misuse too
     fn, module = load_function(options.target)
     args = parse_args_text(options.args, module)
     _check_counts(fn, args, options)
@@ -176,11 +177,15 @@ def run_dump(options):
     return 0
 
 
-def run_cache(options):
+def cache_bound():
     try:
-        bound = loader.cache_max_bytes()
+        return loader.cache_max_bytes()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def run_cache(options):
+    bound = cache_bound()
     root = loader.cache_dir(create=False)
     if options.action == "clear":
         count = loader.clear_cache(root)

@@ -166,6 +166,12 @@ def test_misuse_is_one_error_line_and_exit_status_2(argv, message, capsys):
     assert re.fullmatch(r"sstad: error: " + message + ".*", lines[0]), lines[0]
 
 
+def test_a_bad_cache_bound_is_a_misuse(monkeypatch, capsys):
+    monkeypatch.setenv("SSTAD_CACHE_MAX_MB", "-1")
+    status, _, err = run_main(["dump", TARGET, "--args", ARGS], capsys)
+    assert (status, err) == (2, "sstad: error: SSTAD_CACHE_MAX_MB must be a number of megabytes >= 0, not '-1'\n")
+
+
 def test_a_file_that_fails_on_import_is_one_line_naming_its_line(tmp_path, capsys):
     script = tmp_path / "script.py"
     script.write_text("import sys\n\ndef f(x):\n    return x\n\nsys.exit(main())\n")
