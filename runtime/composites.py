@@ -3,16 +3,35 @@
 A composite needs no rules of its own: the compiler inlines its body, so its derivatives
 (any order, both modes) and its lowering for every backend come from the primitives it
 calls.  Register one with ``@composite(np.name)``; the body must follow NumPy's
-signature (parameter names and defaults) and refuse what it does not handle with a
-``TypeError`` raised at compile time (a branch on a static value).
+signature (parameter names, order and defaults) and refuse what it does not handle with
+a ``raise`` under a condition known at compile time (a branch on a rank, a dtype or a
+literal parameter): sstad reports it at the user's call.  ``NotImplementedError`` says
+"not supported", other exceptions say "invalid", as NumPy would.
+
+The definitions live in ``composites_*.py`` by family; this module holds the registry
+and the helpers they share.
 """
 COMPOSITES: dict = {}        # id(numpy function) -> its definition here
+RANGE = tuple(range(64))
 
 
 def composite(*functions):
     """Define the NumPy ``functions`` by the decorated Python function."""
     def register(definition):
         for fn in functions:
-            COMPOSITES[id(fn)] = definition
+            if fn is not None:               # a name this NumPy lacks (np.trapz in NumPy 2.4)
+                COMPOSITES[id(fn)] = definition
         return definition
     return register
+
+
+def static_range(n):
+    """``range(n)`` unrolled at compile time (``n`` a compile-time integer, at most 64)."""
+    return RANGE[:n]
+
+
+def check_axis(axis, ndim, name):
+    """``axis`` in ``[0, ndim)``; a compile-time error naming ``name`` if out of range."""
+    if axis < -ndim or axis >= ndim:
+        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of dimension {ndim}")
+    return axis % ndim

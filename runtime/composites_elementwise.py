@@ -1,0 +1,70 @@
+"""Elementwise composites: angle conversions, sinc, nan_to_num, clip."""
+import numpy as np
+
+from sstad.runtime.composites import composite
+
+
+def plain_ufunc_call(name, out, where, dtype):
+    """Refuse the ufunc parameters these composites do not take."""
+    if out is not None:
+        raise NotImplementedError(f"np.{name}: out= is not supported; use the returned array")
+    if where is not None:
+        raise NotImplementedError(f"np.{name}: where= is not supported; use np.where on the result")
+    if dtype is not None:
+        raise NotImplementedError(f"np.{name}: dtype= is not supported; convert with .astype")
+
+
+@composite(np.deg2rad, np.radians)
+def deg2rad(x, out=None, *, where=None, dtype=None):
+    """np.deg2rad and np.radians: degrees to radians."""
+    plain_ufunc_call("deg2rad", out, where, dtype)
+    return x * (np.pi / 180.0)
+
+
+@composite(np.rad2deg, np.degrees)
+def rad2deg(x, out=None, *, where=None, dtype=None):
+    """np.rad2deg and np.degrees: radians to degrees."""
+    plain_ufunc_call("rad2deg", out, where, dtype)
+    return x * (180.0 / np.pi)
+
+
+@composite(np.sinc)
+def sinc(x):
+    """np.sinc: sin(pi x) / (pi x), 1 at 0; a Taylor series near 0 keeps every derivative right."""
+    y = np.pi * x
+    small = np.abs(y) < 1e-2
+    safe = np.where(small, 1.0, y)                 # no 0/0 in the branch not taken
+    return np.where(small, 1.0 - y * y / 6.0 + y * y * y * y / 120.0, np.sin(safe) / safe)
+
+
+@composite(np.nan_to_num)
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """np.nan_to_num: nan, +inf and -inf replaced (by default by 0 and the largest finite floats)."""
+    if not copy:
+        raise NotImplementedError("np.nan_to_num: copy=False (in place) is not supported; "
+                                  "use the returned array")
+    if np.ndim(x) > 0 and x.dtype.kind != "f":
+        return x                                   # integers and booleans have no nan or inf
+    big = 3.4028234663852886e38 if np.ndim(x) > 0 and x.dtype == np.float32 else 1.7976931348623157e308
+    posinf = big if posinf is None else posinf
+    neginf = -big if neginf is None else neginf
+    x = np.where(np.isnan(x), nan, x)
+    return np.where(np.isinf(x), np.where(x > 0, posinf, neginf), x)
+
+
+@composite(np.clip)
+def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    """np.clip with ``a_min``/``a_max`` or NumPy 2's ``min``/``max``; None means no bound."""
+    if out is not None:
+        raise NotImplementedError("np.clip: out= is not supported; use the returned array")
+    if a_min is not None and min is not None or a_max is not None and max is not None:
+        raise TypeError("np.clip: give a_min or min (a_max or max), not both")
+    low = min if a_min is None else a_min
+    high = max if a_max is None else a_max
+    if low is None and high is None:
+        raise ValueError("np.clip: one of max or min must be given")
+    if low is not None:
+        a = np.maximum(a, low)
+    if high is not None:
+        a = np.minimum(a, high)
+    return a

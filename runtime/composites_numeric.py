@@ -1,0 +1,77 @@
+"""Numerical composites: linspace, polyval, interp, convolve."""
+import numpy as np
+
+from sstad.runtime.composites import composite
+
+
+@composite(np.linspace)
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    """np.linspace, differentiable in ``start`` and ``stop`` (scalars or arrays), as NumPy computes it."""
+    if dtype is not None and dtype != float and dtype != np.float64 and dtype != np.float32:
+        raise NotImplementedError(f"np.linspace: dtype={dtype!r} is not supported (only float dtypes)")
+    if device is not None and device != "cpu":
+        raise ValueError(f"np.linspace: device={device!r}; only 'cpu' is accepted")
+    div = num - 1 if endpoint else num
+    delta = stop - start
+    y = np.reshape(np.arange(num), (-1,) + (1,) * np.ndim(delta))
+    if div > 0:
+        step = delta / div
+        y = y * step
+    else:
+        step = delta * np.nan                      # one sample or none: the step is undefined
+        y = y * delta
+    y = y + start
+    if endpoint and num > 1:
+        y[-1] = stop
+    if axis != 0:
+        y = np.moveaxis(y, 0, axis)
+    if dtype is not None:
+        y = y.astype(dtype)
+    if retstep:
+        return y, step
+    return y
+
+
+@composite(np.polyval)
+def polyval(p, x):
+    """np.polyval: Horner's scheme over the coefficients, highest power first."""
+    y = np.zeros_like(x)
+    for pv in p:
+        y = y * x + pv
+    return y
+
+
+@composite(np.interp)
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """np.interp: piecewise-linear interpolation, differentiable in ``x``, ``xp`` and ``fp``."""
+    if period is not None:
+        raise NotImplementedError("np.interp: period= is not supported")
+    if np.ndim(x) == 0:
+        j = np.sum(xp <= x) - 1
+    else:
+        j = np.sum(xp <= x[..., None], axis=-1) - 1       # the segment [xp[j], xp[j + 1]] of x
+    j = np.minimum(np.maximum(j, 0), len(xp) - 2)
+    slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])
+    y = slope * (x - xp[j]) + fp[j]
+    y = np.where(x < xp[0], fp[0] if left is None else left, y)
+    return np.where(x > xp[-1], fp[-1] if right is None else right, y)
+
+
+@composite(np.convolve)
+def convolve(a, v, mode="full"):
+    """np.convolve of two vectors: each output is a window of zero-padded ``a`` times reversed ``v``."""
+    if mode != "full" and mode != "same" and mode != "valid":
+        raise ValueError(f"np.convolve: mode must be 'full', 'same' or 'valid', not {mode!r}")
+    if np.ndim(a) != 1 or np.ndim(v) != 1:
+        raise ValueError("np.convolve: a and v must be 1-d arrays")
+    n, m = len(a), len(v)
+    zeros = np.zeros(m - 1, a.dtype)
+    padded = np.concatenate((zeros, a, zeros))
+    windows = np.arange(n + m - 1)[:, None] + np.arange(m)[None, :]
+    full = np.reshape(padded[np.ravel(windows)], (n + m - 1, m)) @ v[::-1]
+    if mode == "full":
+        return full
+    short, long = min(n, m), max(n, m)
+    if mode == "same":
+        return full[(short - 1) // 2:(short - 1) // 2 + long]
+    return full[short - 1:long]

@@ -1,0 +1,157 @@
+"""Composites that rearrange arrays: differences, padding, rotations, stacks and splits."""
+import numpy as np
+
+from sstad.runtime.composites import check_axis, composite, static_range
+
+
+def last_axis_block(v, m, axis):
+    """``prepend``/``append`` of np.diff for ``m`` (its axis moved last); a scalar fills one slice."""
+    if np.ndim(v) == 0:
+        return np.full(m.shape[:-1] + (1,), v)
+    return np.moveaxis(v, axis, -1)
+
+
+@composite(np.diff)
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """np.diff: the ``n``-th differences along ``axis`` (after joining prepend/append)."""
+    if n < 0:
+        raise ValueError(f"np.diff: order must be non-negative but got {n}")
+    if n == 0:
+        return a
+    axis = check_axis(axis, np.ndim(a), "np.diff")
+    m = np.moveaxis(a, axis, -1)
+    if prepend is not None:
+        m = np.concatenate((last_axis_block(prepend, m, axis), m), axis=-1)
+    if append is not None:
+        m = np.concatenate((m, last_axis_block(append, m, axis)), axis=-1)
+    for _ in static_range(n):
+        m = m[..., 1:] - m[..., :-1]
+    return np.moveaxis(m, -1, axis)
+
+
+@composite(np.pad)
+def pad(array, pad_width, mode="constant", constant_values=0):
+    """np.pad in the modes 'constant' and 'edge', one axis at a time."""
+    if mode != "constant" and mode != "edge":
+        raise NotImplementedError(f"np.pad: mode={mode!r} is not supported (only 'constant' and 'edge')")
+    ndim = np.ndim(array)
+    widths = np.broadcast_to(np.asarray(pad_width), (ndim, 2))
+    values = np.broadcast_to(np.asarray(constant_values), (ndim, 2))
+    out = array
+    for axis in static_range(ndim):
+        m = np.moveaxis(out, axis, 0)
+        before, after = (widths[axis, 0],) + m.shape[1:], (widths[axis, 1],) + m.shape[1:]
+        if mode == "constant":
+            lo = np.full(before, values[axis, 0]).astype(m.dtype)
+            hi = np.full(after, values[axis, 1]).astype(m.dtype)
+        else:
+            lo, hi = np.broadcast_to(m[:1], before), np.broadcast_to(m[-1:], after)
+        out = np.moveaxis(np.concatenate((lo, m, hi)), 0, axis)
+    return out
+
+
+@composite(np.rot90)
+def rot90(m, k=1, axes=(0, 1)):
+    """np.rot90: ``k`` quarter turns in the plane of ``axes``, by flips and a swap of axes."""
+    if len(axes) != 2:
+        raise ValueError("np.rot90: len(axes) must be 2")
+    first, second = axes
+    ndim = np.ndim(m)
+    if first == second or abs(first - second) == ndim:
+        raise ValueError("np.rot90: axes must be different")
+    first, second = check_axis(first, ndim, "np.rot90"), check_axis(second, ndim, "np.rot90")
+    k = k % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return np.flip(np.flip(m, first), second)
+    if k == 1:
+        return np.swapaxes(np.flip(m, second), first, second)
+    return np.flip(np.swapaxes(m, first, second), second)
+
+
+@composite(np.atleast_3d)
+def atleast_3d(ary):
+    """np.atleast_3d of one array: a scalar is (1, 1, 1), (N,) is (1, N, 1), (M, N) is (M, N, 1)."""
+    ndim = np.ndim(ary)
+    if ndim == 0:
+        return np.full((1, 1, 1), ary)
+    if ndim == 1:
+        return ary[None, :, None]
+    if ndim == 2:
+        return ary[:, :, None]
+    return ary
+
+
+@composite(np.column_stack)
+def column_stack(tup):
+    """np.column_stack: 1-d arrays (and scalars) become columns, then all join along axis 1."""
+    return np.concatenate([np.reshape(v, (-1, 1)) if np.ndim(v) < 2 else v for v in tup], axis=1)
+
+
+@composite(np.dstack)
+def dstack(tup):
+    """np.dstack: each array made at least 3-d, then all joined along axis 2."""
+    return np.concatenate([np.atleast_3d(v) for v in tup], axis=2)
+
+
+@composite(np.kron)
+def kron(a, b):
+    """np.kron: the outer product with each axis of ``a`` just before the same axis of ``b``."""
+    ndim = max(np.ndim(a), np.ndim(b))
+    if ndim == 0:
+        return a * b
+    a = np.reshape(a, (1,) * (ndim - np.ndim(a)) + np.shape(a))
+    b = np.reshape(b, (1,) * (ndim - np.ndim(b)) + np.shape(b))
+    a_shape, b_shape, out_shape = (), (), ()
+    for n, m in zip(a.shape, b.shape):
+        a_shape, b_shape, out_shape = a_shape + (n, 1), b_shape + (1, m), out_shape + (n * m,)
+    return np.reshape(np.reshape(a, a_shape) * np.reshape(b, b_shape), out_shape)
+
+
+@composite(np.outer)
+def outer(a, b, out=None):
+    """np.outer: both arguments flattened (as NumPy does), a column times a row."""
+    if out is not None:
+        raise NotImplementedError("np.outer: out= is not supported; use the returned array")
+    return np.ravel(a)[:, None] * np.ravel(b)[None, :]
+
+
+@composite(np.array_split)
+def array_split(ary, indices_or_sections, axis=0):
+    """np.array_split into a compile-time number of sections, or at a tuple of indices."""
+    axis = check_axis(axis, np.ndim(ary), "np.array_split")
+    m = np.moveaxis(ary, axis, 0)
+    if np.ndim(np.asarray(indices_or_sections)) == 0:
+        sections = indices_or_sections
+        if sections <= 0:
+            raise ValueError("np.array_split: number of sections must be larger than 0")
+        each, extra = len(m) // sections, len(m) % sections
+        bounds = [i * each + min(i, extra) for i in static_range(sections + 1)]
+    else:
+        bounds = [0] + [i for i in indices_or_sections] + [len(m)]
+    return [np.moveaxis(m[lo:hi], 0, axis) for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+@composite(np.hsplit)
+def hsplit(ary, indices_or_sections):
+    """np.hsplit: np.split along axis 1 (axis 0 for 1-d arrays)."""
+    if np.ndim(ary) == 0:
+        raise ValueError("np.hsplit only works on arrays of 1 or more dimensions")
+    return np.split(ary, indices_or_sections, 1 if np.ndim(ary) > 1 else 0)
+
+
+@composite(np.vsplit)
+def vsplit(ary, indices_or_sections):
+    """np.vsplit: np.split along axis 0 of an array of 2 or more dimensions."""
+    if np.ndim(ary) < 2:
+        raise ValueError("np.vsplit only works on arrays of 2 or more dimensions")
+    return np.split(ary, indices_or_sections, 0)
+
+
+@composite(np.dsplit)
+def dsplit(ary, indices_or_sections):
+    """np.dsplit: np.split along axis 2 of an array of 3 or more dimensions."""
+    if np.ndim(ary) < 3:
+        raise ValueError("np.dsplit only works on arrays of 3 or more dimensions")
+    return np.split(ary, indices_or_sections, 2)

@@ -1,0 +1,130 @@
+"""Statistics composites: var/std with ddof, average, ptp, cov, corrcoef, trapezoid."""
+import numpy as np
+
+from sstad.runtime.composites import check_axis, composite
+
+
+def refuse_reduction_args(name, dtype, out, where, mean):
+    if out is not None:
+        raise NotImplementedError(f"np.{name}: out= is not supported; use the returned array")
+    if dtype is not None:
+        raise NotImplementedError(f"np.{name}: dtype= is not supported; convert with .astype first")
+    if where is not None:
+        raise NotImplementedError(f"np.{name}: where= is not supported; use np.where before reducing")
+    if mean is not None:
+        raise NotImplementedError(f"np.{name}: mean= is not supported; it is computed")
+
+
+def count(a, reduced):
+    """How many elements of ``a`` each element of ``reduced`` (a sum with keepdims) covers."""
+    if np.ndim(a) == 0:
+        return 1
+    return a.size // reduced.size
+
+
+@composite(np.var)
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    """np.var: the sum of squared deviations from the mean over ``n - ddof``, as NumPy computes it."""
+    refuse_reduction_args("var", dtype, out, where, mean)
+    if correction is not None:
+        if ddof != 0:
+            raise ValueError("np.var: ddof and correction can't be provided simultaneously")
+        ddof = correction
+    total = np.sum(a, axis=axis, keepdims=True)
+    n = count(a, total)
+    centred = a - total / n
+    return np.sum(centred * centred, axis=axis, keepdims=keepdims) / max(n - ddof, 0)
+
+
+@composite(np.std)
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    """np.std: the square root of np.var."""
+    refuse_reduction_args("std", dtype, out, where, mean)
+    return np.sqrt(np.var(a, axis, ddof=ddof, keepdims=keepdims, correction=correction))
+
+
+@composite(np.average)
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """np.average: the mean, or sum(a * w) / sum(w); ``returned`` adds the sum of weights."""
+    if weights is None:
+        avg = np.mean(a, axis=axis, keepdims=keepdims)
+        scale = np.zeros_like(avg) + count(a, np.sum(a, axis=axis, keepdims=True))
+    else:
+        w = weights
+        if np.ndim(w) != np.ndim(a):
+            if axis is None:
+                raise TypeError("np.average: axis must be specified when shapes of a and weights differ")
+            if np.ndim(w) != 1 or np.ndim(np.asarray(axis)) != 0:
+                raise TypeError("np.average: 1D weights expected when shapes of a and weights differ")
+            axis = check_axis(axis, np.ndim(a), "np.average")
+            w = np.reshape(w, (1,) * axis + (-1,) + (1,) * (np.ndim(a) - 1 - axis))
+        scale = np.sum(w, axis=axis, keepdims=keepdims)
+        avg = np.sum(a * w, axis=axis, keepdims=keepdims) / scale
+        scale = np.zeros_like(avg) + scale
+    if returned:
+        return avg, scale
+    return avg
+
+
+@composite(np.ptp)
+def ptp(a, axis=None, out=None, keepdims=False):
+    """np.ptp: the range of values, max minus min."""
+    if out is not None:
+        raise NotImplementedError("np.ptp: out= is not supported; use the returned array")
+    return np.max(a, axis=axis, keepdims=keepdims) - np.min(a, axis=axis, keepdims=keepdims)
+
+
+@composite(np.cov)
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    """np.cov without weights: variables in rows (columns if ``rowvar`` is False).
+
+    One difference: a 2-d input with a single variable gives a (1, 1) array where NumPy
+    squeezes to a scalar (sstad fixes ranks at compile time)."""
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("np.cov: fweights= and aweights= are not supported")
+    if dtype is not None:
+        raise NotImplementedError("np.cov: dtype= is not supported; convert with .astype first")
+    if np.ndim(m) > 2 or y is not None and np.ndim(y) > 2:
+        raise ValueError("np.cov: m and y must have at most 2 dimensions")
+    X = np.atleast_2d(m)
+    if not rowvar and np.ndim(m) != 1:
+        X = np.swapaxes(X, 0, 1)
+    if y is not None:
+        Y = np.atleast_2d(y)
+        if not rowvar and np.ndim(y) != 1:
+            Y = np.swapaxes(Y, 0, 1)
+        X = np.concatenate((X, Y), axis=0)
+    if ddof is None:
+        ddof = 1 if not bias else 0
+    X = X - np.mean(X, axis=1, keepdims=True)
+    c = np.dot(X, np.swapaxes(X, 0, 1)) * (1.0 / (X.shape[1] - ddof))
+    if np.ndim(m) == 1 and y is None:
+        return c[0, 0]
+    return c
+
+
+@composite(np.corrcoef)
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    """np.corrcoef: the covariance scaled by the standard deviations, clipped to [-1, 1]."""
+    c = np.cov(x, y, rowvar, dtype=dtype)
+    if np.ndim(c) == 0:
+        return c / c
+    stddev = np.sqrt(np.diag(c))
+    c = c / stddev[:, None] / stddev[None, :]
+    return np.clip(c, -1, 1)
+
+
+@composite(np.trapezoid, getattr(np, "trapz", None))
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """np.trapezoid (np.trapz): the trapezoidal rule along ``axis``, at points ``x`` or spacing ``dx``."""
+    axis = check_axis(axis, np.ndim(y), "np.trapezoid")
+    y = np.moveaxis(y, axis, -1)
+    if x is None:
+        d = dx
+    elif np.ndim(x) == 1:
+        d = np.diff(x)
+    else:
+        d = np.moveaxis(np.diff(x, axis=axis), axis, -1)
+    return np.sum(d * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1)
