@@ -12,6 +12,7 @@ for _name in CREATION_FUNCTIONS:
 
 
 # --- reverse-mode rules ----------------------------------------------------------
+from sstad.runtime.broadcast import unbroadcast  # noqa: E402
 from sstad.runtime.primitive import defvjp, nondiff  # noqa: E402
 
 # Their values do not depend on their arguments' values (only on shapes).
@@ -20,13 +21,13 @@ nondiff("zeros", "ones", "empty", "zeros_like", "ones_like", "empty_like", "eye"
 
 
 @defvjp("full")
-def _(shape, value, out, dout):
-    return (None, np.sum(dout))
+def _(shape, fill_value, out, dout, dtype=None):
+    return (None, unbroadcast(dout, fill_value))
 
 
 @defvjp("full_like")
-def _(x, value, out, dout):
-    return (None, np.sum(dout))
+def _(a, fill_value, out, dout, dtype=None):
+    return (None, unbroadcast(dout, fill_value))
 
 
 @defvjp("asarray")

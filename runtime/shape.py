@@ -156,7 +156,11 @@ def _(arrays, out, dout, axis=0):
 
 @defvjp("stack")
 def _(arrays, out, dout, axis=0):
-    moved = np.swapaxes(dout, 0, axis)
+    order = (axis % out.ndim,)              # the stacking axis first, the others in order
+    for k, _ in enumerate(np.shape(out)):
+        if k != axis % out.ndim:
+            order = order + (k,)
+    moved = np.transpose(dout, order)
     pieces = ()
     for k, a in enumerate(arrays):
         pieces = pieces + (moved[k],)

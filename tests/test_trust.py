@@ -76,3 +76,28 @@ def test_differentiating_an_opaque_object_is_refused():
 def test_argnums_out_of_range_is_a_clear_error(argnums):
     with pytest.raises(SstadError, match="out of range"):
         sstad.grad(tc.scaled_by_config_argument, argnums=argnums)(np.ones(3), tc.CONFIG)
+
+
+_R = np.random.default_rng(11)
+FOUND_OUTSIDE = {   # silently wrong once, found by programs written by others
+    "A[np.triu_indices(3)]": (tc.upper_triangle_by_indices, (_R.normal(size=(3, 3)),)),
+    "Q[iu] = A[iu]": (tc.upper_triangle_assigned, (_R.normal(size=(3, 3)),)),
+    "np.full((3, 4), row)": (tc.full_of_a_row, (_R.normal(size=4),)),
+    "np.full_like(a, row)": (tc.full_like_of_a_row, (_R.normal(size=4),)),
+    "np.stack(..., axis=-1)": (tc.stacked_on_the_last_axis, (_R.normal(size=(3, 4)), _R.normal(size=(3, 4)))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOUND_OUTSIDE))
+def test_found_outside(name):
+    fn, args = FOUND_OUTSIDE[name]
+    np.testing.assert_allclose(sstad.jit(fn, backend="python")(*args), fn(*args), rtol=1e-12)
+    check_grads(fn, args, backend="python")
+
+
+def test_take_with_a_matrix_of_indices_along_an_axis_is_refused():
+    with pytest.raises(SstadError, match="1-d array of indices") as info:
+        sstad.grad(tc.take_with_a_matrix_of_indices)(np.ones((3, 4)))
+    lines, start = inspect.getsourcelines(tc.take_with_a_matrix_of_indices)
+    line = next(start + i for i, text in enumerate(lines) if text.rstrip().endswith("# ERR take"))
+    assert re.search(rf"trust_cases\.py:{line}\b", str(info.value))

@@ -73,3 +73,31 @@ def scaled_by_config_argument(x, config):
 
 def loss_of_config(config, x):
     return np.sum(config.weights * x) * config.scale
+
+
+def upper_triangle_by_indices(A):
+    iu = np.triu_indices(3)
+    return np.sum(A[iu] ** 2)
+
+
+def upper_triangle_assigned(A):
+    Q = np.zeros((3, 3))
+    iu = np.triu_indices(3)
+    Q[iu] = A[iu] * 2.0
+    return np.sum(Q * np.arange(9.0).reshape(3, 3))
+
+
+def full_of_a_row(s):
+    return np.sum(np.sin(np.full((3, 4), s)) * np.arange(12.0).reshape(3, 4))
+
+
+def full_like_of_a_row(s):
+    return np.sum(np.sin(np.full_like(np.ones((3, 4)), s)) * np.arange(12.0).reshape(3, 4))
+
+
+def stacked_on_the_last_axis(a, b):
+    return np.sum(np.sin(np.stack((a, b), axis=-1)) * np.arange(24.0).reshape(3, 4, 2))
+
+
+def take_with_a_matrix_of_indices(a):
+    return np.sum(np.sin(np.take(a, np.array([[0, 2], [1, 1]]), axis=-1)))   # ERR take

@@ -368,6 +368,7 @@ class ExpressionLowering:
             return base[key]
         if not is_atom(base) or not isinstance(base.type, (A.Array, A.ListOf)):
             raise self.error(SstadTypeError, f"cannot index {self.describe(base)}", node)
+        index = spliced(index)
         atoms, layout = self.index_layout(index, first_slot=1, node=node)
         out = self.apply("getitem", [base] + atoms, {"index": layout}, hint=base.hint)
         if all(isinstance(i, (slice, type(None))) or (is_atom(i) and isinstance(i.type, A.Scalar))
@@ -406,3 +407,10 @@ class ExpressionLowering:
         """Remember that ``out`` shares memory with ``base`` (writes through it are refused)."""
         self.views.add(out)
         return out
+
+
+def spliced(index):
+    """``x[t]`` with ``t`` a tuple (``np.triu_indices(n)``) indexes as ``x[t[0], t[1]]``."""
+    if len(index) == 1 and type(index[0]) is tuple:
+        return index[0]
+    return index

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gast
 
 from sstad.errors import AliasingError, SstadTypeError, UnsupportedSyntaxError
+from sstad.frontend.expressions import spliced
 from sstad.frontend.builder import FALSE, MISSING, TRUE
 from sstad.frontend.pytree import StaticList, is_atom
 from sstad.frontend.values import Closure, Counted, Enumerate, RangeValue, Zip
@@ -397,7 +398,7 @@ class StatementLowering:
                 AliasingError, "writing into an array that may share memory with another (a slice, "
                 "reshape or transpose, or an array chosen by an `if` or a loop)",
                 node, "make it a copy first (`y = x[...].copy()`) or write into the original array")
-        atoms, layout = self.index_layout(index, first_slot=2, node=node)
+        atoms, layout = self.index_layout(spliced(index), first_slot=2, node=node)
         self.apply("setitem", [base, self.atom(value, node)] + atoms, {"index": layout},
                    hint=getattr(base, "hint", "x"))
 
