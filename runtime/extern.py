@@ -73,6 +73,9 @@ def describe(name):
     shown = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     if not module:
         return shown
+    top = module.split(".")[0]
+    if top.startswith("_") and getattr(sys.modules.get(top.lstrip("_")), shown, None) is fn:
+        module = top.lstrip("_")             # _operator.add -> operator.add
     public = []
     for part in module.split("."):          # scipy.special._spfun_stats -> scipy.special
         if part.startswith("_"):

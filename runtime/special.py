@@ -173,7 +173,7 @@ def _by_position(name, fn, nin):
         if kwargs:
             raise TypeError(f"keyword arguments ({', '.join(kwargs)}) to this ufunc are not supported")
         if len(args) != nin:
-            raise TypeError(f"takes {nin} argument{'s' if nin > 1 else ''}, {len(args)} given")
+            raise TypeError(f"takes {nin} argument{'s' if nin > 1 else ''}, not {len(args)}")
         return name, list(args), {}
     SCIPY[id(fn)] = translate
 
@@ -209,9 +209,11 @@ def _softmax_like(name):
     return translate
 
 
-SCIPY.update({id(sc.polygamma): _polygamma, id(sc.multigammaln): _multigammaln,
-              id(sc.logsumexp): _logsumexp, id(sc.softmax): _softmax_like("special.softmax"),
-              id(sc.log_softmax): _softmax_like("special.log_softmax")})
+for _fn, _translate in ((sc.polygamma, _polygamma), (sc.multigammaln, _multigammaln),
+                        (sc.logsumexp, _logsumexp), (sc.softmax, _softmax_like("special.softmax")),
+                        (sc.log_softmax, _softmax_like("special.log_softmax"))):
+    _translate.__qualname__ = _fn.__name__      # Python's binding errors name SciPy's function
+    SCIPY[id(_fn)] = _translate
 
 
 # --- reverse-mode rules ---------------------------------------------------------------

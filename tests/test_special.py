@@ -422,3 +422,13 @@ def test_scipy_special_primitives_have_rules():
     names = [n for n in PRIMITIVES if n.startswith("special.")]
     assert len(names) == 13
     assert all(PRIMITIVES[n].vjp is not None for n in names)
+
+
+def unknown_keyword(x):
+    return sc.softmax(x, axes=0)
+
+
+def test_a_call_scipy_would_refuse_is_refused_with_its_message():
+    with pytest.raises(SstadTypeError) as err:
+        sstad.jit(unknown_keyword, backend="python")(np.ones(3))
+    assert "softmax() got an unexpected keyword argument 'axes'" in str(err.value)
