@@ -1,15 +1,40 @@
 import atexit
+import glob
 import os
 import shutil
 import tempfile
 
 from hypothesis import HealthCheck, settings
 
-# The tests compile into a cache of their own, removed when the run ends; set
-# SSTAD_CACHE_DIR to keep compiled code between runs instead.
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def _session_cache():
+    """A cache for this run, removed when it ends.  A run that was killed cannot remove
+    its own: the next run removes the caches of runs that are gone."""
+    for old in glob.glob(os.path.join(tempfile.gettempdir(), "sstad_test_cache_*")):
+        pid = old.rsplit("_", 1)[-1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    path = os.path.join(tempfile.gettempdir(), f"sstad_test_cache_{os.getpid()}")
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
+# The tests compile into a cache of their own; set SSTAD_CACHE_DIR to keep compiled code
+# between runs instead.
 if not os.environ.get("SSTAD_CACHE_DIR"):
-    os.environ["SSTAD_CACHE_DIR"] = tempfile.mkdtemp(prefix="sstad_test_cache_")
-    atexit.register(shutil.rmtree, os.environ["SSTAD_CACHE_DIR"], ignore_errors=True)
+    os.environ["SSTAD_CACHE_DIR"] = _session_cache()
 
 _PROFILE = dict(
     max_examples=15,

@@ -134,7 +134,7 @@ A_TEST_SESSION = textwrap.dedent('''
 
 def test_a_test_session_leaves_no_files_in_home_or_temp(tmp_path):
     """A pytest run with this suite's conftest: compiled code and generated programs are
-    gone when it ends."""
+    gone when it ends, and so is the cache a killed run left."""
     run = tmp_path / "run"
     run.mkdir()
     shutil.copy(os.path.join(os.path.dirname(__file__), "conftest.py"), run / "conftest.py")
@@ -142,7 +142,11 @@ def test_a_test_session_leaves_no_files_in_home_or_temp(tmp_path):
     (run / "many.py").write_text("import numpy as np\n\ndef f0(x):\n    return np.exp(x)\n")
     home, tmp = tmp_path / "home", tmp_path / "tmp"
     home.mkdir()
-    tmp.mkdir()
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    killed = tmp / f"sstad_test_cache_{gone}"          # left by a run that was killed
+    (killed / "__pycache__").mkdir(parents=True)
+    (killed / "f_0123456789abcdef0123.py").write_text("")
     env = {k: v for k, v in os.environ.items()
            if k not in ("SSTAD_CACHE_DIR", "SSTAD_PROGRAMS_DIR", "XDG_CACHE_HOME", "CI")}
     env.update(HOME=str(home), TMPDIR=str(tmp), PYTHONDONTWRITEBYTECODE="1")
