@@ -49,7 +49,8 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     posinf = big if posinf is None else posinf
     neginf = -big if neginf is None else neginf
     x = np.where(np.isnan(x), nan, x)
-    return np.where(np.isinf(x), np.where(x > 0, posinf, neginf), x)
+    x = np.where(x == np.inf, posinf, x)
+    return np.where(x == -np.inf, neginf, x)
 
 
 @composite(np.clip)

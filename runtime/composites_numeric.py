@@ -13,7 +13,10 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         raise ValueError(f"np.linspace: device={device!r}; only 'cpu' is accepted")
     div = num - 1 if endpoint else num
     delta = stop - start
-    y = np.reshape(np.arange(num), (-1,) + (1,) * np.ndim(delta))
+    y = np.arange(num)
+    if np.ndim(delta) > 0 and delta.dtype == np.float32:
+        y = y.astype(np.float32)                   # NumPy counts in the endpoints' float type
+    y = np.reshape(y, (-1,) + (1,) * np.ndim(delta))
     if div > 0:
         step = delta / div
         y = y * step
@@ -46,6 +49,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     """np.interp: piecewise-linear interpolation, differentiable in ``x``, ``xp`` and ``fp``."""
     if period is not None:
         raise NotImplementedError("np.interp: period= is not supported")
+    xp, fp = np.asarray(xp).astype(np.float64), np.asarray(fp).astype(np.float64)   # as NumPy computes
     if np.ndim(x) == 0:
         j = np.sum(xp <= x) - 1
     else:

@@ -88,11 +88,11 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         raise NotImplementedError("np.cov: dtype= is not supported; convert with .astype first")
     if np.ndim(m) > 2 or y is not None and np.ndim(y) > 2:
         raise ValueError("np.cov: m and y must have at most 2 dimensions")
-    X = np.atleast_2d(m)
+    X = np.atleast_2d(m).astype(np.float64)
     if not rowvar and np.ndim(m) != 1:
         X = np.swapaxes(X, 0, 1)
     if y is not None:
-        Y = np.atleast_2d(y)
+        Y = np.atleast_2d(y).astype(np.float64)
         if not rowvar and np.ndim(y) != 1:
             Y = np.swapaxes(Y, 0, 1)
         X = np.concatenate((X, Y), axis=0)

@@ -269,13 +269,28 @@ def check(k, backend):
     expected = fn(*args)
     got = sstad.jit(fn, backend=backend)(*args)
     for e, g in zip(*(x if isinstance(x, (tuple, list)) else (x,) for x in (expected, got))):
-        assert np.shape(g) == np.shape(e), (call, np.shape(g), np.shape(e))
+        assert np.shape(g) == np.shape(e) and np.result_type(g) == np.result_type(e), (call, g, e)
         np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12, err_msg=call)
     if call not in VALUE_ONLY:
         check_grads(fn, args, order=2 if call in SECOND_ORDER else 1, backend=backend)
 
 
 IDS = [f"{k}:{call}" for k, (_, call, _) in enumerate(CASES)]
+FLOAT32 = ["np.var(a, 0, ddof=1)", "np.std(a)", "np.nan_to_num(a)", "np.clip(a, min=-0.5, max=0.5)",
+           "np.deg2rad(a)", "np.average(a, 0, a * a)", "np.interp(a[:, 0], XP, XP * 2.0)", "np.pad(a, 1, 'edge')",
+           "np.cov(a)", "np.sinc(a)", "np.diff(a, axis=0, prepend=0.0)", "np.diff(a)", "np.kron(a, a)",
+           "np.convolve(a[0], a[1])", "np.linspace(a[0], a[1], 3)", "np.trapezoid(a)", "np.ptp(a, 1)",
+           "np.polyval(a[0], a)", "np.rot90(a)"]
+FLOAT32_MODULE = _module("composite_float32", FLOAT32)
+
+
+@pytest.mark.parametrize("k", range(len(FLOAT32)), ids=FLOAT32)
+def test_float32_stays_float32_where_numpy_keeps_it(k):
+    fn = getattr(FLOAT32_MODULE, f"case_{k}")
+    a = np.random.default_rng(k).normal(size=(3, 4)).astype(np.float32)
+    expected, got = fn(a), sstad.jit(fn, backend="python")(a)
+    assert np.result_type(got) == np.result_type(expected)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("k", range(len(CASES)), ids=IDS)
