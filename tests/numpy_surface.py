@@ -781,6 +781,8 @@ def classify(exc, file):
         return "crash", "BackendError (Numba cannot compile the emitted code): " + text
     if isinstance(exc, SstadError):
         loc = getattr(exc, "loc", None)
+        if exc.message.startswith("internal"):
+            return "crash", f"{type(exc).__name__} (an internal error at the user's line): {exc.message}"
         if loc is not None and os.path.abspath(loc.file) == os.path.abspath(file):
             return "refused", f"{type(exc).__name__}: {exc.message}"
         return "crash", f"{type(exc).__name__} not naming the user's line: {text}"
@@ -828,6 +830,7 @@ def missing_specs():
 # key: "<call form>" (every shape, both backends), "<call form> [<shapes>]", optionally
 # followed by " @numba" or " @python" for one backend.  Value: what is wrong.
 XFAIL = {
+    'np.tile(A, 2) [2x3]': "CRASH rev: internal: a rule gave a f64[:] cotangent for a f64[:,:] (tile of a 2-d array by an int)",
     'np.linalg.lstsq(a, b)': "CRASH rev/fwd: the refusal of lstsq's residuals names runtime/linalg.py, not the user's line",
     'np.linalg.svd(a) [4x3]': "WRONG rev/fwd: nan in the derivative of the full (4, 4) U of a 4x3 matrix (full_matrices=True; "
                               "its last column is not unique: refuse instead)",
