@@ -830,6 +830,8 @@ def missing_specs():
 # key: "<call form>" (every shape, both backends), "<call form> [<shapes>]", optionally
 # followed by " @numba" or " @python" for one backend.  Value: what is wrong.
 XFAIL = {
+    'np.tile(A, 2) [3] @numba': "CRASH: Numba has no np.tile; sstad emits it (BackendError)",
+    'np.tile(A, reps=2) [3] @numba': "CRASH: Numba has no np.tile; sstad emits it (BackendError)",
     'np.tile(A, 2) [2x3]': "CRASH rev: internal: a rule gave a f64[:] cotangent for a f64[:,:] (tile of a 2-d array by an int)",
     'np.linalg.lstsq(a, b)': "CRASH rev/fwd: the refusal of lstsq's residuals names runtime/linalg.py, not the user's line",
     'np.linalg.svd(a) [4x3]': "WRONG rev/fwd: nan in the derivative of the full (4, 4) U of a 4x3 matrix (full_matrices=True; "
