@@ -69,3 +69,8 @@ NUMPY_FUNCTIONS[id(unbroadcast)] = "unbroadcast"
 @defvjp("unbroadcast")
 def _(g, x, out, dout):
     return (np.broadcast_to(dout, g.shape), None)
+
+
+from sstad.runtime.primitive import declare  # noqa: E402
+
+declare("unbroadcast", may_alias=True, multilinear=True, shape_only={1})

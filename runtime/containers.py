@@ -82,3 +82,9 @@ def stacked_emit(fname):
         stacked = f"rt.stack_list({args[0]})"
         return stacked if order == sorted(order) else f"np.transpose({stacked}, {tuple(order)})"
     return emit
+
+
+from sstad.runtime.primitive import declare  # noqa: E402
+
+declare("list.new", "list.append", effect=True)       # a new, growing object each time
+declare("builtin.sum", may_alias=True)

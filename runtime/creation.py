@@ -2,13 +2,14 @@
 import numpy as np
 
 from sstad.runtime.containers import stacked_emit
-from sstad.runtime.primitive import numpy_primitive
+from sstad.runtime.primitive import lowering, numpy_primitive
 
 CREATION_FUNCTIONS = """zeros ones empty full zeros_like ones_like empty_like full_like arange
 linspace eye identity array asarray""".split()
 
 for _name in CREATION_FUNCTIONS:
-    numpy_primitive(_name, getattr(np, _name), emit=stacked_emit("np.array") if _name == "array" else None)
+    numpy_primitive(_name, getattr(np, _name))
+lowering("numba", "array")(stacked_emit("np.array"))
 
 
 # --- reverse-mode rules ----------------------------------------------------------
@@ -42,3 +43,9 @@ def _(items, out, dout):
     for k, item in enumerate(items):
         pieces = pieces + (dout[k],)
     return (pieces,)
+
+
+from sstad.runtime.primitive import declare  # noqa: E402
+
+declare("asarray", may_alias=True)
+declare("empty", "empty_like", effect=True)           # uninitialised memory: never merged

@@ -48,3 +48,8 @@ def jvp_rule(jvp, arity):
     else:
         raise TypeError("custom rules take at most 4 arguments")
     return rule
+
+
+from sstad.runtime.primitive import declare  # noqa: E402
+
+declare("stop_gradient", may_alias=True)

@@ -368,9 +368,10 @@ def _(x, lo, hi, out, dout):
 
 
 
-from sstad.runtime.primitive import lookup  # noqa: E402
+from sstad.runtime.primitive import lowering  # noqa: E402
 
 
+@lowering("numba", "clip")
 def _clip_emit(args, params, avals):
     """On scalars, min(max(...)): Numba's np.clip takes arrays only."""
     layout = params.get("layout")
@@ -380,4 +381,7 @@ def _clip_emit(args, params, avals):
     return emit_call("np.clip")(args, params, avals)
 
 
-lookup("clip").emit = _clip_emit
+from sstad.runtime.primitive import declare  # noqa: E402
+
+declare("astype", "op.pos", "positive", may_alias=True)   # may hand the argument back
+declare("astype", "op.neg", "negative", "op.pos", "positive", "builtin.float", "op.matmul", multilinear=True)

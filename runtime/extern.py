@@ -128,3 +128,8 @@ def _emit(args, params, avals):
 
 
 Primitive("extern", _impl, _infer, _emit)
+
+
+from sstad.runtime.primitive import declare  # noqa: E402
+
+declare("extern", effect=True)                       # unseen code: never merged or moved

@@ -257,3 +257,9 @@ def _(x, indices, values, axis, out, dout):
 @defvjp("take_along_axis")
 def _(x, indices, out, dout, axis):
     return (add_along_axis(np.zeros_like(x), indices, dout, axis), None)
+
+
+from sstad.runtime.primitive import declare  # noqa: E402
+
+declare("getitem", may_alias=True, multilinear=True)     # basic indexing gives a view
+declare("take", "take_along_axis", multilinear=True)

@@ -539,3 +539,9 @@ def _(a, b, out, dout, rcond=None):
 def _(a, b, out, dout, rcond=None):
     raise NotImplementedError("the derivative of the residuals of np.linalg.lstsq is not supported: "
                               "compute np.sum((b - a @ x) ** 2, axis=0) from the solution x")
+
+from sstad.runtime.primitive import declare  # noqa: E402
+
+declare("diag", may_alias=True)                      # np.diag of a matrix is a view
+declare("einsum", "tensordot", "dot", "vdot", "inner", "outer", "matmul", "kron", "trace", "diag",
+        multilinear=True)

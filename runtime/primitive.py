@@ -19,6 +19,8 @@ import numpy as np
 from sstad.runtime import abstract as A
 
 PRIMITIVES: dict[str, "Primitive"] = {}
+LOWERINGS: dict[str, dict] = {}   # backend name -> primitive name -> emit, where a backend
+                                  # spells a primitive its own way (see sstad/backend/base.py)
 NUMPY_FUNCTIONS: dict[int, str] = {}   # id(np.sin) -> "sin": how the frontend finds primitives
 
 
@@ -40,6 +42,12 @@ class Primitive:
         self.vjp = None          # rule(*args, out, dout, **params) -> cotangents, per argument
         self.nondiff = False     # a float result whose derivative is zero (floor, sign...)
         self.signature = None    # NumPy's signature: how calls and rules bind parameters
+        # Declared properties, which passes and transforms ask (see `declare`):
+        self.view = False        # the result is a NumPy view of the first argument
+        self.may_alias = False   # the result may share memory with the first argument
+        self.multilinear = False  # linear in each argument separately (forward mode's JVP)
+        self.shape_only = frozenset()   # argument positions read only for their shape
+        self.effect = False      # not a pure function of its operands: never merged or moved
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} defined twice")
         PRIMITIVES[name] = self
@@ -68,6 +76,29 @@ def defvjp(*names):
             PRIMITIVES[name].vjp = rule
         return rule
     return register
+
+
+def lowering(backend, *names):
+    """Spell primitives ``names`` another way on ``backend`` (its workaround for a
+    feature it lacks): ``emit(args, params, avals) -> text``."""
+    def register(emit):
+        for name in names:
+            LOWERINGS.setdefault(backend, {})[name] = emit
+        return emit
+    return register
+
+
+def declare(*names, **properties):
+    """Declare properties of primitives: ``view``, ``may_alias``, ``multilinear``,
+    ``shape_only`` (argument positions), ``effect``.  A view may alias too."""
+    for name in names:
+        prim = PRIMITIVES[name]
+        for key, value in properties.items():
+            if not hasattr(prim, key) or key in ("name", "impl", "infer", "emit", "vjp"):
+                raise ValueError(f"unknown primitive property {key!r}")
+            setattr(prim, key, frozenset(value) if key == "shape_only" else value)
+        if prim.view:
+            prim.may_alias = True
 
 
 def nondiff(*names):

@@ -103,3 +103,8 @@ def _(x, out, dout, axis=None):
     if axis is None:
         return (np.reshape((np.sum(weighted) - np.cumsum(weighted) + weighted), x.shape) / x,)
     return ((np.sum(weighted, axis=axis, keepdims=True) - np.cumsum(weighted, axis=axis) + weighted) / x,)
+
+
+from sstad.runtime.primitive import declare  # noqa: E402
+
+declare("sum", "mean", "cumsum", multilinear=True)

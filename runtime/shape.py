@@ -3,14 +3,15 @@ import numpy as np
 
 from sstad.runtime import abstract as A
 from sstad.runtime.containers import stacked_emit
-from sstad.runtime.primitive import Primitive, numpy_primitive, text_of
+from sstad.runtime.primitive import Primitive, lowering, numpy_primitive, text_of
 
 SHAPE_FUNCTIONS = """transpose ravel expand_dims swapaxes moveaxis concatenate stack
 hstack vstack broadcast_to flip fliplr flipud triu tril tile repeat roll copy
 atleast_1d atleast_2d""".split()
 
 for _name in SHAPE_FUNCTIONS:
-    numpy_primitive(_name, getattr(np, _name), emit=stacked_emit("np.stack") if _name == "stack" else None)
+    numpy_primitive(_name, getattr(np, _name))
+lowering("numba", "stack")(stacked_emit("np.stack"))    # Numba stacks tuples, not lists
 
 
 def _reshape_infer(avals, params):
@@ -51,7 +52,8 @@ def _squeeze_emit(args, params, avals):
     return f"np.ascontiguousarray({args[0]}).reshape({shape})"    # Numba has no np.squeeze
 
 
-numpy_primitive("squeeze", np.squeeze, _squeeze_infer, _squeeze_emit)
+numpy_primitive("squeeze", np.squeeze, _squeeze_infer)
+lowering("numba", "squeeze")(_squeeze_emit)
 
 
 # ``x.shape[k]`` and ``x.size``: Python ints at run time.
@@ -227,4 +229,13 @@ def _flip_emit(args, params, avals):
     return f"{x}[{index}]"
 
 
-lookup("flip").emit = _flip_emit
+lowering("numba", "flip")(_flip_emit)
+
+
+from sstad.runtime.primitive import declare  # noqa: E402
+
+declare("transpose", "ravel", "expand_dims", "squeeze", "swapaxes", "moveaxis", "broadcast_to", "reshape",
+        "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d", view=True)
+declare("transpose", "reshape", "ravel", "swapaxes", "moveaxis", "expand_dims", "squeeze", "flip", "fliplr",
+        "flipud", "triu", "tril", "roll", "repeat", "tile", "broadcast_to", "atleast_1d", "atleast_2d", "copy",
+        multilinear=True)

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import functools
-import re
 import warnings
 
 import numba
-from sstad.backend.loader import load_numba, load_python
+from sstad.backend import targets  # noqa: F401  (registers the python and numba backends)
+from sstad.backend.base import BACKENDS, get_backend
 from sstad.backend.python import emit_module
 from sstad.errors import BackendError
 from sstad.frontend.lower import flatten_runtime, lower
@@ -16,7 +16,6 @@ from sstad.ir.verify import verify_module
 from sstad.passes import PASSES, run_passes
 from sstad.runtime import abstract as A
 
-BACKENDS = ("numba", "python")
 STAGES = ("ir", "python", "numba", "llvm")
 
 
@@ -30,20 +29,21 @@ class Compiled:
             lowering(args) if lowering else lower(fn, args))
         verify_module(self.module)
         run_passes(self.module, until=after)
-        self.source = emit_module(self.module)                 # one primitive per line
-        self.numba_source = emit_module(self.module, fuse=True)  # elementwise chains fused
-        self.names = [f.name for f in self.module.functions]
-        self.entry = self.module.entry.name
+        self._sources = {}
         self._callables = {}
 
+    def source(self, backend):
+        """The text ``backend`` runs (``"python"``: one primitive per line)."""
+        backend = get_backend(backend)
+        if backend.name not in self._sources:
+            self._sources[backend.name] = backend.emit(self.module)
+        return self._sources[backend.name]
+
     def callable(self, backend):
-        if backend not in self._callables:
-            if backend == "python":
-                self._callables[backend] = load_python(self.source, self.entry, self.fn.__name__)
-            else:
-                self._callables[backend] = load_numba(self.numba_source, self.names, self.entry,
-                                                      self.fn.__name__)[0]
-        return self._callables[backend]
+        backend = get_backend(backend)
+        if backend.name not in self._callables:
+            self._callables[backend.name] = backend.load(self.source(backend), self.module, self.fn.__name__)
+        return self._callables[backend.name]
 
     def leaves(self, args):
         _, leaves = flatten_runtime(args)
@@ -52,7 +52,7 @@ class Compiled:
         return leaves + [c.fetch() for c in self.captures if c.frozen is None]
 
     def run(self, backend, leaves):
-        out = self.callable(backend)(*leaves)
+        out = get_backend(backend).call(self.callable(backend), leaves)
         count = len(self.module.entry.body.results)
         flat = [] if count == 0 else [out] if count == 1 else list(out)
         return unflatten(self.out_tree, flat, list_type=list)
@@ -67,9 +67,7 @@ class Jitted:
     """A function compiled per argument signature.  See :func:`jit`."""
 
     def __init__(self, fn, backend, fallback):
-        if backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
-        self.fn, self.backend, self.fallback = fn, backend, fallback
+        self.fn, self.backend, self.fallback = fn, get_backend(backend), fallback
         self._compiled = {}
         functools.update_wrapper(self, fn, updated=())
 
@@ -86,24 +84,17 @@ class Jitted:
             self._compiled.pop(_signature(args))
             compiled = self.specialise(args)
             leaves = compiled.leaves(args)
-        if self.backend == "python":
-            return compiled.run("python", leaves)
         try:
-            return compiled.run("numba", leaves)
-        except (numba.core.errors.TypingError, numba.core.errors.UnsupportedError,
-                numba.core.errors.LoweringError) as exc:
-            first = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()
-            detail = next((line for line in first if line.strip() and "nopython" not in line), first[0])
-            error = BackendError(
-                f"Numba cannot compile `{self.fn.__name__}` in nopython mode: {detail.strip()}",
-                compiled.module.entry.loc,
-                "use sstad.jit(f, backend='python'), or sstad.jit(f, fallback=True) to fall back "
-                "automatically; `sstad.dump(f, *args, emit='numba')` shows the code Numba saw")
+            return compiled.run(self.backend, leaves)
+        except Exception as exc:
+            error = self.backend.translate_error(exc, self.fn.__name__, compiled.module.entry.loc)
+            if error is None:
+                raise
             if not self.fallback:
                 raise error from None
             warnings.warn(str(error), stacklevel=2)
-            self.backend = "python"
-            return compiled.run("python", leaves)
+            self.backend = get_backend("python")
+            return compiled.run(self.backend, leaves)
 
 
 def jit(fn=None, *, backend="numba", fallback=False):
@@ -152,8 +143,9 @@ def dump(fn, *args, emit="ir", after=None):
         assert ir.startswith("def damp(x: f64[:], rate: f64~, tol: f64~)")
         assert "while np.max(np.abs(x)) > tol:" in sstad.dump(damp, np.ones(3), 0.5, 1e-6, emit="python")
     """
-    if emit not in STAGES:
-        raise ValueError(f"emit must be one of {STAGES}, not {emit!r}")
+    if emit not in STAGES and emit not in BACKENDS:
+        raise ValueError(f"emit must be one of {STAGES + tuple(b for b in BACKENDS if b not in STAGES)}, "
+                         f"not {emit!r}")
     fn = fn.fn if isinstance(fn, Jitted) else fn
     if after is not None and after != "lowering" and after not in PASSES:
         raise ValueError(f"unknown pass {after!r}; passes: lowering, {', '.join(PASSES)}")
@@ -166,9 +158,8 @@ def dump(fn, *args, emit="ir", after=None):
         module = compiled.module
     if emit == "ir":
         return format_module(module)
-    if emit in ("python", "numba"):
-        return (compiled.source if emit == "python" else compiled.numba_source) if compiled else \
-            emit_module(module, fuse=emit == "numba")
+    if emit in BACKENDS:
+        return compiled.source(emit) if compiled else emit_module(module, emit)
     compiled = compiled or Compiled(fn, args)
     # A fresh, uncached dispatcher: one loaded from Numba's disk cache has no LLVM text.
     dispatcher = numba.njit(compiled.callable("numba").py_func)

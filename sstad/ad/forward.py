@@ -31,14 +31,6 @@ from sstad.runtime.custom import jvp_rule
 from sstad.runtime.extern import describe as describe_extern
 from sstad.runtime.primitive import lookup
 
-# Linear in each argument separately: the JVP is the sum over active arguments of the
-# primitive applied with that argument replaced by its tangent.
-MULTILINEAR = set("""getitem astype einsum tensordot dot vdot inner outer matmul op.matmul kron
-take take_along_axis transpose reshape ravel swapaxes moveaxis expand_dims squeeze flip fliplr
-flipud triu tril roll repeat tile trace diag sum mean cumsum broadcast_to atleast_1d
-atleast_2d copy op.neg negative op.pos positive builtin.float unbroadcast""".split())
-# Arguments that only give a shape: never differentiated.
-SHAPE_ONLY = {"unbroadcast": {1}}
 
 
 class ForwardMode(Sweep):
@@ -139,7 +131,7 @@ class ForwardMode(Sweep):
     def apply(self, stmt, subst):
         prim, out = stmt.prim, stmt.outs[0]
         args = [mapped(a, subst) for a in stmt.args]
-        skip = SHAPE_ONLY.get(prim.name, ())
+        skip = prim.shape_only
         tans = [None if k in skip else self.tangent(a) for k, a in enumerate(stmt.args)]
         if prim.mutates:
             return self.apply_inplace(stmt, subst, args, tans)
@@ -151,7 +143,7 @@ class ForwardMode(Sweep):
             return
         if not self.active(out) or all(t is None for t in tans):
             return
-        if prim.name in MULTILINEAR or any(t is not None and isinstance(a.type, A.ListOf)
+        if prim.multilinear or any(t is not None and isinstance(a.type, A.ListOf)
                                            for a, t in zip(args, tans)):
             t = self.multilinear(stmt, args, tans)
         elif prim.vjp is not None:

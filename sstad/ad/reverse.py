@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import inspect
-import itertools
 
 from sstad.ad.activity import active_values, needed_carried
 from sstad.ad.lists import LIST_READS, ListAdjoints, float_list, list_roots
@@ -25,7 +24,6 @@ from sstad.ad.sweep import Sweep
 from sstad.custom import CustomFunction
 from sstad.errors import SstadError, UnsupportedSyntaxError
 from sstad.frontend.builder import TRUE
-from sstad.frontend.calls import VIEW_FUNCTIONS
 from sstad.frontend.lower import Lowerer
 from sstad.frontend.source import function_node
 from sstad.ir import nodes as ir
@@ -35,11 +33,6 @@ from sstad.runtime import abstract as A
 from sstad.runtime.extern import describe as describe_extern
 from sstad.runtime.primitive import Slot, default_of, fill, is_default, lookup, parameters
 
-_uids = itertools.count()
-# results that may share memory with an argument: NumPy's views, and what may pass an
-# argument through unchanged
-VIEWS = VIEW_FUNCTIONS | {"getitem", "list.new", "builtin.sum", "asarray", "astype", "op.pos", "positive",
-                          "unbroadcast", "diag", "stop_gradient"}
 
 
 def _defined(block):
@@ -266,7 +259,7 @@ class ReverseMode(ListAdjoints, Sweep):
     def view_root(self, a):
         """The array whose memory ``a`` may share (itself if it is not a view)."""
         stmt = self.defs.get(a)
-        while stmt is not None and stmt.prim.name in VIEWS and stmt.args:
+        while stmt is not None and stmt.prim.may_alias and stmt.args:
             a = stmt.args[0]
             stmt = self.defs.get(a)
         return a
@@ -562,7 +555,6 @@ class ReverseMode(ListAdjoints, Sweep):
         is_for = isinstance(stmt, ir.For)
         params = ir.carried(stmt)
         offset = 1 if is_for else 0
-        uid = next(_uids)
         ckeys = {}
         needed = needed_carried(stmt, params, [self.get(o) is not None or (isinstance(o.type, A.ListOf)
                                                                           and self.list_adjoint_used(o, stmt))
@@ -570,7 +562,7 @@ class ReverseMode(ListAdjoints, Sweep):
         writes = writes_in_place(stmt.body, lists=False)
         for m, (out, p) in enumerate(zip(stmt.outs, params)):
             if self.active(p) and m in needed:
-                ckeys[m] = f"%d{p.hint}#c{uid}_{m}"
+                ckeys[m] = f"%d{p.hint}#c{p.id}"     # the same each time this loop is rebuilt
                 d = self.get(out)
                 if d is None:
                     d, owned = self.zeros(out, mapped(out, subst)), True

@@ -13,6 +13,7 @@ import numpy as np
 
 from sstad.ir import nodes as ir
 from sstad.ir.names import Namer
+from sstad.passes.fusion import fused_into
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import literal
 
@@ -32,14 +33,15 @@ def undef_text(aval):
 
 
 class FunctionEmitter:
-    def __init__(self, function, function_names, fuse=False):
+    def __init__(self, function, function_names, backend):
         self.fn = function
+        self.backend = backend
         self.name = Namer(taken=function_names)
         self.lines = []
         self.last_line = None
-        self.fuse = fuse
+        self.fuse = backend.fuse
         self.inlined = {}          # Var -> the expression that computes it (fuse)
-        if fuse:
+        if self.fuse:
             self.uses = ir.use_counts(function.body)
 
     def atom(self, a):
@@ -86,21 +88,10 @@ class FunctionEmitter:
             getattr(self, "stmt_" + type(stmt).__name__)(stmt, depth)
 
     def fusable(self, stmts, k):
-        """Numba fuses a nested elementwise expression into one loop with no temporary
-        arrays; an elementwise array value read once, by the elementwise operation right
-        after it (pure operations in between), is written into that expression."""
-        stmt = stmts[k]
-        if not (isinstance(stmt, ir.Apply) and _elementwise_array(stmt) and self.uses[stmt.outs[0]] == 1):
-            return False
-        out = stmt.outs[0]
-        for later in stmts[k + 1:]:
-            if not isinstance(later, ir.Apply) or later.prim.mutates or later.prim.name == "list.new":
-                return False
-            if out in later.args:
-                return _elementwise_array(later)
-            if later.outs[0] in self.name.names:
-                return False               # its name may be one our expression reads
-        return False
+        """The fusion pass's decision (written into its reader's expression), unless a
+        statement in between reuses a Python name the expression may read."""
+        reader = fused_into(stmts, k, self.uses)
+        return reader is not None and not any(later.outs[0] in self.name.names for later in stmts[k + 1:reader])
 
     def assign(self, targets, values, depth):
         pairs = [(t, v) for t, v in zip(targets, values) if t != v]
@@ -116,7 +107,7 @@ class FunctionEmitter:
                 if isinstance(t, A.Scalar) and t.dtype != out_dtype and t.dtype.kind in "fc" \
                         and out_dtype.kind in "fc":
                     args[i] = f"np.{out_dtype.name}({args[i]})"     # keep float32 float32
-        return stmt.prim.emit(args, stmt.params, [a.type for a in stmt.args])
+        return self.backend.lower(stmt.prim)(args, stmt.params, [a.type for a in stmt.args])
 
     def stmt_Apply(self, stmt, depth):
         if stmt.prim.name == "list.new":      # typed empty list: Numba must know the element
@@ -220,14 +211,13 @@ class FunctionEmitter:
         self.region(stmt.body, params, depth + 1)
 
 
-def _elementwise_array(stmt):
-    return stmt.prim.ufunc and isinstance(stmt.outs[0].type, A.Array)
-
-
-def emit_module(module, fuse=False):
-    """The Python source of every function in the module, entry last.  ``fuse`` writes
-    chains of elementwise operations as nested expressions (for Numba, which then
-    fuses them into one loop); without it, one primitive per line."""
+def emit_module(module, backend="python"):
+    """The Python source of every function in the module, entry last, each primitive
+    spelled by ``backend``'s lowering table.  A backend that fuses writes chains of
+    elementwise operations as nested expressions (Numba then fuses them into one loop);
+    otherwise one primitive per line."""
+    from sstad.backend.base import get_backend
+    backend = get_backend(backend)
     names = [f.name for f in module.functions]
     parts = [HEADER]
     externs = sorted({s.params["name"] for f in module.functions for s in ir.walk(f.body)
@@ -235,5 +225,5 @@ def emit_module(module, fuse=False):
     if externs:      # functions sstad does not see into (runtime/extern.py)
         parts.append("\n" + "".join(f"{e} = rt.extern_function({e!r})\n" for e in externs))
     for function in module.functions:
-        parts.append("\n\n" + FunctionEmitter(function, names, fuse).emit())
+        parts.append("\n\n" + FunctionEmitter(function, names, backend).emit())
     return "".join(parts)

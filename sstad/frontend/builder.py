@@ -52,6 +52,7 @@ class Builder:
         self.stmts = []
         self.scopes = []
         self.loc = None
+        self.loop_seeds = {}     # loop site -> the carried values it settled on last time
 
     # --- emitting --------------------------------------------------------------
     def error(self, cls, message, node=None, hint=None):
@@ -239,7 +240,12 @@ class Builder:
         ``s += 0.5`` carries a float)."""
         loc = self.loc
         state0 = self.get_state()
-        carry = {}
+        # Start from what this loop site carried when last built (a nested loop is built
+        # again each time its enclosing body is): usually right at once, so building
+        # is linear in the nesting depth instead of exponential.  The fixpoint still
+        # checks it, so a stale seed only costs another round.
+        site = (loc, index_hint, cond_thunk is None)
+        carry = {k: v for k, v in self.loop_seeds.get(site, {}).items() if k in state0}
         for _ in range(MAX_FIXPOINT):
             params, start_state = [], dict(state0)
             for key, (treedef, types) in carry.items():
@@ -268,6 +274,7 @@ class Builder:
         else:
             raise self.error(SstadTypeError, "the types in this loop do not settle",
                              hint="give loop variables one type before the loop")
+        self.loop_seeds[site] = carry
         self.loc = loc
         inits, results, outs, after, joined = [], [], [], dict(state0), []
         for key, (treedef, types) in carry.items():

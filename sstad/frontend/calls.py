@@ -21,8 +21,6 @@ from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot, bind, lookup
 from sstad.runtime.index import index_add
 from sstad.runtime.reduce import REDUCTIONS, SCANS
 
-VIEW_FUNCTIONS = {"transpose", "ravel", "expand_dims", "squeeze", "swapaxes", "moveaxis",
-                  "broadcast_to", "reshape", "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d"}
 ARRAY_METHODS = set(REDUCTIONS + SCANS) | {"reshape", "copy", "dot", "transpose", "ravel",
                                            "squeeze", "swapaxes", "clip", "round", "repeat",
                                            "trace", "diagonal"}
@@ -296,9 +294,10 @@ class CallLowering:
         except TypeError as exc:
             raise self.error(SstadTypeError, f"np.{name}(): {exc}", node) from None
         layout = (tuple(layout_of(a) for a in args), {k: layout_of(v) for k, v in kwargs.items()})
-        hint = next((a.hint for a in atoms if isinstance(a, ir.Var)), "%t") if name in VIEW_FUNCTIONS else "%t"
+        view = lookup(name).view
+        hint = next((a.hint for a in atoms if isinstance(a, ir.Var)), "%t") if view else "%t"
         out = self.apply(name, atoms, {"layout": layout}, hint=hint)
-        if name in VIEW_FUNCTIONS and atoms:
+        if view and atoms:
             self.view(out, atoms[0])
         return out
 

@@ -13,11 +13,8 @@ from sstad.ir.clone import substitute
 from sstad.passes import register_pass
 from sstad.runtime import abstract as A
 
-NEVER = ("extern", "list.new", "list.append", "empty", "empty_like")
-
-
 def _key(stmt, mutable, mapping):
-    if not isinstance(stmt, ir.Apply) or stmt.prim.mutates or stmt.prim.name in NEVER or len(stmt.outs) != 1:
+    if not isinstance(stmt, ir.Apply) or stmt.prim.mutates or stmt.prim.effect or len(stmt.outs) != 1:
         return None
     out = stmt.outs[0]
     if isinstance(out.type, A.ListOf) or any(isinstance(getattr(a, "type", None), A.ListOf) for a in stmt.args):

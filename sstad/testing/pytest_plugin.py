@@ -20,10 +20,13 @@ import functools
 
 import pytest
 
+from sstad.backend import targets  # noqa: F401  (registers the built-in backends)
+from sstad.backend.base import BACKENDS
+
 
 def pytest_addoption(parser):
     group = parser.getgroup("sstad")
-    group.addoption("--sstad-backend", default="python", choices=("python", "numba"),
+    group.addoption("--sstad-backend", default="python", choices=tuple(BACKENDS),
                     help="backend for the check_grads fixture")
 
 

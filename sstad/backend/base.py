@@ -1,0 +1,60 @@
+"""Backends: the one seam between the compiler and what runs its output.
+
+A :class:`Backend` turns an optimised IR module into something callable: it lowers each
+primitive through its own table (``LOWERINGS[backend name]``, filled next to the
+primitives in ``runtime/``; a primitive without an entry uses its NumPy spelling,
+``Primitive.emit``), loads the text, calls it, and turns its toolchain's errors into
+sstad errors at the user's line.  ``api``, the CLI, ``sstad.testing`` and the tests
+reach backends only through :func:`get_backend` and :data:`BACKENDS`.
+"""
+from __future__ import annotations
+
+from sstad.runtime.primitive import LOWERINGS
+
+BACKENDS: dict = {}        # name -> Backend
+
+
+class Backend:
+    """How one target runs the IR.  Subclass and :func:`register` to add a target.
+
+    ``fuse``: emit chains of elementwise operations as one expression (the ``fusion``
+    pass decides which); ``name``: the key of its lowering table."""
+    name = None
+    fuse = False
+
+    def lower(self, prim):
+        """The function ``(args, params, avals) -> text`` that spells ``prim`` here."""
+        return LOWERINGS.get(self.name, {}).get(prim.name, prim.emit)
+
+    def emit(self, module):
+        from sstad.backend.python import emit_module
+        return emit_module(module, backend=self)
+
+    def load(self, source, module, label):
+        """The entry function of ``source`` (the emitted text of ``module``)."""
+        raise NotImplementedError
+
+    def call(self, fn, leaves):
+        return fn(*leaves)
+
+    def translate_error(self, exc, fn_name, loc):
+        """An sstad error for ``exc`` raised by this backend's toolchain, or None."""
+        return None
+
+    def __repr__(self):
+        return f"<backend {self.name}>"
+
+
+def register(backend):
+    """Make ``backend`` (an instance) available as ``sstad.jit(f, backend=backend.name)``."""
+    BACKENDS[backend.name] = backend
+    return backend
+
+
+def get_backend(backend):
+    """A registered backend by name (a Backend instance passes through)."""
+    if isinstance(backend, Backend):
+        return backend
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {tuple(BACKENDS)}, not {backend!r}")
+    return BACKENDS[backend]

@@ -1,0 +1,44 @@
+"""The two built-in backends: ``python`` (the emitted text under ``exec``) and ``numba``
+(the same IR, elementwise chains fused, compiled by ``numba.njit`` in nopython mode)."""
+from __future__ import annotations
+
+import re
+
+import numba
+
+from sstad.backend.base import Backend, register
+from sstad.backend.loader import load_numba, load_python
+from sstad.errors import BackendError
+
+
+class PythonBackend(Backend):
+    name = "python"
+
+    def load(self, source, module, label):
+        return load_python(source, module.entry.name, label)
+
+
+class NumbaBackend(Backend):
+    name = "numba"
+    fuse = True
+    ERRORS = (numba.core.errors.TypingError, numba.core.errors.UnsupportedError,
+              numba.core.errors.LoweringError)
+
+    def load(self, source, module, label):
+        return load_numba(source, [f.name for f in module.functions], module.entry.name, label)[0]
+
+    def translate_error(self, exc, fn_name, loc):
+        if not isinstance(exc, self.ERRORS):
+            return None
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip()
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        # the first line that says something (Numba opens with "Failed in nopython mode")
+        detail = next((line for line in lines if "nopython" not in line), lines[0] if lines else "")
+        return BackendError(
+            f"Numba cannot compile `{fn_name}` in nopython mode: {detail}", loc,
+            "use sstad.jit(f, backend='python'), or sstad.jit(f, fallback=True) to fall back "
+            "automatically; `sstad.dump(f, *args, emit='numba')` shows the code Numba saw")
+
+
+PYTHON = register(PythonBackend())
+NUMBA = register(NumbaBackend())
