@@ -64,6 +64,8 @@ def _check_argnums(fun, in_tree, ranges, picked, loc):
 class _Transform:
     def __init__(self, fun, **options):
         self.fun = getattr(fun, "fn", fun)     # accept an sstad.jit object too
+        if not callable(self.fun):
+            raise TypeError(f"sstad.{type(self).__name__.lower().strip('_')} takes a function, not {type(fun).__name__}")
         self.options = options
         functools.update_wrapper(self, self.fun, updated=())
         self.__name__ = python_name(self.fun.__name__) + self.suffix()    # grad(grad(f)) is f_grad_grad

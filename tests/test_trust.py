@@ -101,3 +101,10 @@ def test_take_with_a_matrix_of_indices_along_an_axis_is_refused():
     lines, start = inspect.getsourcelines(tc.take_with_a_matrix_of_indices)
     line = next(start + i for i, text in enumerate(lines) if text.rstrip().endswith("# ERR take"))
     assert re.search(rf"trust_cases\.py:{line}\b", str(info.value))
+
+
+def test_a_numpy_function_or_a_number_is_not_a_function_to_compile():
+    with pytest.raises(SstadError, match="`sin` is not one"):
+        sstad.grad(np.sin)(0.3)
+    with pytest.raises(TypeError, match="takes a function, not int"):
+        sstad.grad(42)

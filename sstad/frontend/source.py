@@ -28,6 +28,10 @@ def _parse_file(filename):
 
 def function_node(fn: types.FunctionType):
     """The gast ``FunctionDef`` or ``Lambda`` node of ``fn`` and its file name."""
+    if not isinstance(fn, types.FunctionType):
+        shown = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+        raise SourceError(f"sstad compiles Python functions from their source; `{shown}` is not one",
+                          hint=f"wrap it in a function of your own: `def f(x): return {shown}(x)`")
     code = fn.__code__
     filename = code.co_filename
     # IPython and Jupyter keep each cell's source in linecache, named by a hash of the cell.
