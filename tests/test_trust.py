@@ -85,6 +85,8 @@ FOUND_OUTSIDE = {   # silently wrong once, found by programs written by others
     "np.full((3, 4), row)": (tc.full_of_a_row, (_R.normal(size=4),)),
     "np.full_like(a, row)": (tc.full_like_of_a_row, (_R.normal(size=4),)),
     "np.stack(..., axis=-1)": (tc.stacked_on_the_last_axis, (_R.normal(size=(3, 4)), _R.normal(size=(3, 4)))),
+    "a.var(None, None, None, 1)": (tc.variance_method_with_ddof, (_R.normal(size=(3, 4)),)),
+    "np.max(a, 0, None, True)": (tc.max_with_positional_keepdims, (_R.normal(size=(3, 4)),)),
 }
 
 

@@ -101,3 +101,11 @@ def stacked_on_the_last_axis(a, b):
 
 def take_with_a_matrix_of_indices(a):
     return np.sum(np.sin(np.take(a, np.array([[0, 2], [1, 1]]), axis=-1)))   # ERR take
+
+
+def variance_method_with_ddof(a):
+    return np.sum(a.var(None, None, None, 1) * 1.0) + np.sum(a.std(0, None, None, 1))
+
+
+def max_with_positional_keepdims(a):
+    return np.sum(np.max(a, 0, None, True) * np.arange(4.0))

@@ -17,7 +17,7 @@ from sstad.runtime import abstract as A
 from sstad.custom import CustomFunction, Remat
 from sstad.runtime.composites import COMPOSITES
 from sstad.runtime.extern import describe, extern_name
-from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot, bind, lookup
+from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot, bind, default_of, is_default, lookup, parameters
 from sstad.runtime.index import index_add
 from sstad.runtime.reduce import REDUCTIONS, SCANS
 
@@ -312,13 +312,19 @@ class CallLowering:
         return self.apply("unbroadcast", [g, x], hint=g.hint)
 
     def reduction(self, name, args, kwargs, node):
-        names = ("a", "axis", "dtype", "out", "keepdims")
-        bound = dict(zip(names, args))
-        bound.update(kwargs)
+        signature = lookup(name).signature
+        try:
+            bound = dict(parameters(signature, *bind(signature, args, kwargs)))
+        except TypeError as exc:
+            raise self.error(SstadTypeError, f"np.{name}(): {exc}", node) from None
         x = self.atom(bound.pop("a", None), node)
         axis, keepdims = bound.pop("axis", None), bound.pop("keepdims", FALSE)
-        if any(v is not None for v in bound.values()):
-            raise self.error(UnsupportedSyntaxError, f"np.{name}: only `axis` and `keepdims` are supported", node)
+        keepdims = FALSE if keepdims is np._NoValue else keepdims
+        for key, value in bound.items():
+            value = value.value if isinstance(value, ir.Const) else value
+            if not is_default(value, default_of(signature, key)) and value is not None:
+                raise self.error(UnsupportedSyntaxError, f"np.{name}: `{key}=` is not supported", node,
+                                 "only `axis` and `keepdims` are")
         keepdims = self.truth(keepdims, node)
         if not isinstance(keepdims, ir.Const):
             raise self.error(SstadTypeError, "keepdims must be a constant", node)
@@ -384,6 +390,8 @@ class CallLowering:
                 args = [tuple(args)] if len(args) > 1 else args
             if name == "diagonal":
                 name = "diag"
+            if name in ARRAY_METHODS and hasattr(np, name):      # as np.name(x, ...) is called
+                return self.call(getattr(np, name), [obj] + list(args), kwargs, node)
             if name in ARRAY_METHODS or name == "diag":
                 return self.call_numpy(name, [obj] + list(args), kwargs, node)
         raise self.error(UnsupportedSyntaxError, f"method `.{name}` of {self.describe(obj)} is not supported",
