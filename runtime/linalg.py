@@ -15,7 +15,8 @@ from sstad.runtime import abstract as A
 from sstad.runtime import linalg_numba as L
 from sstad.runtime.broadcast import unbroadcast
 from sstad.runtime.composites import composite
-from sstad.runtime.primitive import defvjp, emit_call, fill, lookup, nondiff, numpy_primitive, text_of
+from sstad.runtime.primitive import (defvjp, emit_call, fill, literal, lookup, nondiff, numpy_primitive,
+                                     text_of)
 
 
 def _stacked(matrix_call, stack_call, core_params=()):
@@ -42,10 +43,12 @@ def _matmul_emit(args, params, avals):
 
 
 def _inner_emit(args, params, avals):
-    """Numba has no np.inner; for vectors it is np.dot."""
-    if all(isinstance(a, A.Scalar) or a.ndim <= 1 for a in avals):
+    """Numba has no np.inner: for vectors it is np.dot, for scalars a product."""
+    if any(isinstance(a, A.Scalar) for a in avals):
+        return f"({args[0]} * {args[1]})"
+    if all(a.ndim == 1 for a in avals):
         return emit_call("np.dot")(args, params, avals)
-    return emit_call("np.inner")(args, params, avals)
+    return emit_call("rt.inner_nd")(args, params, avals)
 
 
 def _vdot_emit(args, params, avals):
@@ -78,7 +81,18 @@ def _cross_emit(args, params, avals):
     return (f"np.moveaxis(np.cross(np.moveaxis({a}, {axa}, -1), np.moveaxis({b}, {axb}, -1)), -1, {axc})")
 
 
-for _name in "dot outer diag kron".split():
+def _dot_emit(args, params, avals):
+    """Numba's np.dot takes 1-d and 2-d arrays: a scalar multiplies, n-d calls rt.dot_nd."""
+    pos, kw = params["layout"]
+    if len(pos) == 2 and not kw and any(isinstance(a, A.Scalar) for a in avals):
+        return f"({text_of(pos[0], args)} * {text_of(pos[1], args)})"
+    if any(a.ndim > 2 for a in avals):
+        return emit_call("rt.dot_nd")(args, params, avals)
+    return emit_call("np.dot")(args, params, avals)
+
+
+numpy_primitive("dot", np.dot, emit=_dot_emit)
+for _name in "outer diag kron".split():
     numpy_primitive(_name, getattr(np, _name))
 numpy_primitive("matmul", np.matmul, emit=_matmul_emit)
 lookup("op.matmul").emit = _matmul_emit
@@ -100,7 +114,40 @@ for _name, _rt in [("solve", "stacked_solve"), ("inv", "stacked_inv"), ("det", "
                    ("cholesky", "stacked_cholesky"), ("eigvalsh", "stacked_eigvalsh"), ("pinv", "stacked_pinv")]:
     numpy_primitive("linalg." + _name, getattr(np.linalg, _name),
                     emit=_stacked("np.linalg." + _name, "rt." + _rt))
-numpy_primitive("linalg.norm", np.linalg.norm, emit=_stacked("np.linalg.norm", "rt.norm"))
+
+
+def _norm_emit(args, params, avals):
+    """Numba's norm takes 1-d and 2-d arrays, numeric ``ord`` and no ``axis``: move the
+    reduced axes last and call ``rt.vector_norm_last`` / ``rt.matrix_norm_last``."""
+    pos, kw = params["layout"]
+    given = dict(zip(("x", "ord", "axis", "keepdims"), pos))
+    given.update(kw)
+    x, ord, axis, keepdims = text_of(given["x"], args), given.get("ord"), given.get("axis"), given.get("keepdims")
+    nd = avals[0].ndim
+    if axis is None and not keepdims and (nd == 1 or (nd == 2 and ord is not None and not isinstance(ord, str))):
+        return emit_call("np.linalg.norm")(args, params, avals)
+    if axis is None:
+        axes = tuple(range(nd)) if (ord is not None or nd == 1) else None
+    else:
+        axes = tuple(a % nd for a in (axis if isinstance(axis, tuple) else (axis,)))
+    if axes is None:                                    # the 2-norm of the flattened array
+        text = f"rt.vector_norm_last(np.ascontiguousarray({x}).ravel(), 2.0)"
+        axes = tuple(range(nd))
+    elif len(axes) == 1:
+        p = 2.0 if ord is None else float(ord)
+        text = f"rt.vector_norm_last(np.moveaxis({x}, {axes[0]}, -1), {literal(p)})"
+    else:
+        kind = L.MATRIX_ORDS.index("fro" if ord is None else ord)
+        text = f"rt.matrix_norm_last(np.moveaxis({x}, {axes}, (-2, -1)), {kind})"
+    if keepdims:
+        if len(axes) == nd:
+            return f"np.full({(1,) * nd}, {text})"
+        for a in sorted(axes):
+            text = f"np.expand_dims({text}, {a})"
+    return text
+
+
+numpy_primitive("linalg.norm", np.linalg.norm, emit=_norm_emit)
 
 # One primitive per result of the functions that return several arrays.
 for _fn in (L.eigh_values, L.eigh_vectors, L.svd_u, L.svd_s, L.svd_vh, L.qr_q, L.qr_r, L.lstsq_x,
@@ -539,6 +586,7 @@ def _(a, b, out, dout, rcond=None):
 def _(a, b, out, dout, rcond=None):
     raise NotImplementedError("the derivative of the residuals of np.linalg.lstsq is not supported: "
                               "compute np.sum((b - a @ x) ** 2, axis=0) from the solution x")
+
 
 from sstad.runtime.primitive import declare  # noqa: E402
 

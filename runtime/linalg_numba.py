@@ -10,15 +10,18 @@ Numba's 2-d routine to each matrix, so one emitted text serves both backends.
 array([[0.5, 0. ],
        [0. , 0.5]])
 """
+import inspect
+
 import numpy as np
 from numba import njit, types
 from numba.core.errors import TypingError
 from numba.extending import overload
+from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 __all__ = """stacked_matmul stacked_inv stacked_det stacked_slogdet_sign stacked_slogdet_logabs
 stacked_solve stacked_cholesky eigh_values eigh_vectors stacked_eigvalsh svd_u svd_s svd_vh qr_q qr_r
-stacked_pinv lstsq_x lstsq_residuals norm trace_axes vdot_flat""".split()
+stacked_pinv lstsq_x lstsq_residuals vector_norm_last matrix_norm_last trace_axes dot_nd inner_nd vdot_flat""".split()
 
 
 # --- plain NumPy (the python backend, and the semantics) ------------------------------
@@ -115,14 +118,32 @@ def lstsq_residuals(a, b, rcond=None):
     return np.linalg.lstsq(a, b, rcond)[1]
 
 
-def norm(x, ord=None, axis=None, keepdims=False):
-    """``np.linalg.norm``, with Numba lowerings for every ``ord``, ``axis`` and ``keepdims``."""
-    return np.linalg.norm(x, ord, axis, keepdims)
+def vector_norm_last(x, ord):
+    """``np.linalg.norm(x, ord, axis=-1)`` (``ord`` a number)."""
+    return np.linalg.norm(x, ord, axis=-1)
+
+
+MATRIX_ORDS = ("fro", "nuc", 2, -2, 1, -1, np.inf, -np.inf)
+
+
+def matrix_norm_last(x, kind):
+    """``np.linalg.norm(x, MATRIX_ORDS[kind], axis=(-2, -1))``."""
+    return np.linalg.norm(x, MATRIX_ORDS[kind], axis=(-2, -1))
 
 
 def trace_axes(a, offset=0, axis1=0, axis2=1):
     """``np.trace(a, offset, axis1, axis2)`` of an n-d array."""
     return np.trace(a, offset, axis1, axis2)
+
+
+def dot_nd(a, b):
+    """``np.dot(a, b)`` of n-d arrays: a's last axis against b's second-to-last."""
+    return np.dot(a, b)
+
+
+def inner_nd(a, b):
+    """``np.inner(a, b)``: the last axes of both summed."""
+    return np.inner(a, b)
 
 
 def vdot_flat(a, b):
@@ -168,34 +189,39 @@ def _batch_shapes(s1, s2):
     return out, p1, p2
 
 
-def _unary(core, out_core_ndim):
-    """Overload body for ``f(a, *params)`` applied matrix by matrix over a stack:
-    ``core(matrix, *params)`` returns an array of rank ``out_core_ndim`` (0: a scalar)."""
-    def build(a, *params):
-        if not isinstance(a, types.Array) or a.ndim < 2:
-            raise TypingError("a stack of matrices (..., n, m) is expected")
-        batch = a.ndim - 2
-        out_ndim = batch + out_core_ndim
+_UNARY = """
+def build({header}):
+    if not isinstance(a, types.Array) or a.ndim < 2:
+        raise TypingError("a stack of matrices (..., n, m) is expected")
+    batch = a.ndim - 2
+    out_ndim = batch + out_core_ndim
 
-        def impl(a, *params):
-            shape = np.array(a.shape)
-            stack = np.ascontiguousarray(a).reshape((-1, shape[-2], shape[-1]))
-            first = np.asarray(core(stack[0].copy(), *params))
-            core_shape = np.array(first.shape)
-            out = np.empty((stack.shape[0], first.size), first.dtype)
-            for k in range(stack.shape[0]):
-                out[k] = np.asarray(core(stack[k].copy(), *params)).ravel()
-            full = np.empty(out_ndim, np.int64)
-            full[:batch] = shape[:batch]
-            full[batch:] = core_shape
-            return out.reshape(to_fixed_tuple(full, out_ndim))
-        return impl
-    return build
+    def impl({header}):
+        shape = np.array(a.shape)
+        stack = np.ascontiguousarray(a).reshape((-1, shape[-2], shape[-1]))
+        first = np.asarray(core(stack[0].copy(){rest}))
+        core_shape = np.array(first.shape)
+        out = np.empty((stack.shape[0], first.size), first.dtype)
+        for k in range(stack.shape[0]):
+            out[k] = np.asarray(core(stack[k].copy(){rest})).ravel()
+        full = np.empty(out_ndim, np.int64)
+        full[:batch] = shape[:batch]
+        full[batch:] = core_shape
+        return out.reshape(to_fixed_tuple(full, out_ndim))
+    return impl
+"""
 
 
 def _define_unary(fn, core, out_core_ndim):
-    build = _unary(njit(core), out_core_ndim)
-    overload(fn)(build)
+    """Overload ``fn(a, *params)`` by ``core(matrix, *params)`` applied matrix by matrix
+    over the stack; ``core`` returns an array of rank ``out_core_ndim`` (0: a scalar).
+    The overload is generated with ``fn``'s own signature, so keywords work too."""
+    params = list(inspect.signature(fn).parameters.values())
+    rest = "".join(", " + p.name for p in params[1:])
+    scope = {"np": np, "types": types, "TypingError": TypingError, "to_fixed_tuple": to_fixed_tuple,
+             "core": njit(core), "out_core_ndim": out_core_ndim}
+    exec(_UNARY.format(header=", ".join(str(p) for p in params), rest=rest), scope)
+    overload(fn)(scope["build"])
 
 
 _define_unary(stacked_inv, lambda m: np.linalg.inv(m), 2)
@@ -278,6 +304,7 @@ def _matmul_numba(x1, x2):
     b2 = 0 if v2 else x2.ndim - 2
     batch = max(b1, b2)
     out_ndim = batch + (0 if v1 else 1) + (0 if v2 else 1)
+    dtype = np.result_type(as_dtype(x1.dtype), as_dtype(x2.dtype))
 
     def impl(x1, x2):
         s1, s2 = np.array(x1.shape), np.array(x2.shape)
@@ -285,7 +312,7 @@ def _matmul_numba(x1, x2):
         m2 = np.ascontiguousarray(x2).reshape((-1, s2[0] if v2 else s2[-2], 1 if v2 else s2[-1]))
         shape, p1, p2 = _batch_shapes(s1[:b1], s2[:b2])
         i1, i2 = _broadcast_index(shape, p1), _broadcast_index(shape, p2)
-        out = np.empty((i1.size, m1.shape[1], m2.shape[2]), np.result_type(x1.dtype, x2.dtype))
+        out = np.empty((i1.size, m1.shape[1], m2.shape[2]), dtype)
         for k in range(i1.size):
             out[k] = np.dot(m1[i1[k]], m2[i2[k]])
         full = np.empty(out_ndim, np.int64)
@@ -308,6 +335,7 @@ def _solve_numba(a, b):
     ba, bb = a.ndim - 2, (0 if vec else b.ndim - 2)
     batch = max(ba, bb)
     out_ndim = batch + (1 if vec else 2)
+    dtype = np.result_type(as_dtype(a.dtype), as_dtype(b.dtype))
 
     def impl(a, b):
         sa, sb = np.array(a.shape), np.array(b.shape)
@@ -315,7 +343,7 @@ def _solve_numba(a, b):
         mb = np.ascontiguousarray(b).reshape((-1, sb[0] if vec else sb[-2], 1 if vec else sb[-1]))
         shape, pa, pb = _batch_shapes(sa[:ba], sb[:bb])
         ia, ib = _broadcast_index(shape, pa), _broadcast_index(shape, pb)
-        out = np.empty((ia.size, mb.shape[1], mb.shape[2]), np.result_type(a.dtype, b.dtype))
+        out = np.empty((ia.size, mb.shape[1], mb.shape[2]), dtype)
         for k in range(ia.size):
             out[k] = np.linalg.solve(ma[ia[k]], mb[ib[k]])
         full = np.empty(out_ndim, np.int64)
@@ -327,6 +355,43 @@ def _solve_numba(a, b):
     return impl
 
 
+@overload(dot_nd)
+def _dot_numba(a, b):
+    na, nb = a.ndim, b.ndim
+    out_ndim = na - 1 + max(nb - 1, 0)
+
+    def impl(a, b):
+        sa, sb = np.array(a.shape), np.array(b.shape)
+        a2 = np.ascontiguousarray(a).reshape((-1, sa[-1]))
+        if nb == 1:
+            b2 = np.ascontiguousarray(b).reshape((-1, 1))
+        else:
+            b2 = np.ascontiguousarray(np.moveaxis(b, -2, 0)).reshape((sb[-2], -1))
+        full = np.empty(out_ndim, np.int64)
+        full[:na - 1] = sa[:-1]
+        if nb > 1:
+            full[na - 1:out_ndim - 1] = sb[:-2]
+            full[out_ndim - 1] = sb[-1]
+        return np.dot(a2, b2).reshape(to_fixed_tuple(full, out_ndim))
+    return impl
+
+
+@overload(inner_nd)
+def _inner_numba(a, b):
+    na, nb = a.ndim, b.ndim
+    out_ndim = na + nb - 2
+
+    def impl(a, b):
+        sa, sb = np.array(a.shape), np.array(b.shape)
+        a2 = np.ascontiguousarray(a).reshape((-1, sa[-1]))
+        b2 = np.ascontiguousarray(b).reshape((-1, sb[-1]))
+        full = np.empty(out_ndim, np.int64)
+        full[:na - 1] = sa[:-1]
+        full[na - 1:] = sb[:-1]
+        return np.dot(a2, np.ascontiguousarray(b2.T)).reshape(to_fixed_tuple(full, out_ndim))
+    return impl
+
+
 @overload(vdot_flat)
 def _vdot_numba(a, b):
     return lambda a, b: np.dot(np.ascontiguousarray(a).ravel(), np.ascontiguousarray(b).ravel())
@@ -334,20 +399,16 @@ def _vdot_numba(a, b):
 
 @njit(cache=True)
 def _matrix_norm(m, kind):
-    """Norm of one matrix: kind 0 'fro', 1 'nuc', 2/-2 largest/smallest singular value,
-    3/-3 max/min column sum, 4/-4 max/min row sum."""
+    """Norm of one matrix, ``kind`` indexing MATRIX_ORDS."""
     if kind == 0:
         return np.sqrt(np.sum(m * m))
-    if kind == 1 or kind == 2 or kind == -2:
+    if kind <= 3:
         s = np.linalg.svd(m, False)[1]
         if kind == 1:
             return np.sum(s)
         return s[0] if kind == 2 else s[-1]
-    sums = np.sum(np.abs(m), axis=0 if abs(kind) == 3 else 1)
-    return np.max(sums) if kind > 0 else np.min(sums)
-
-
-_MATRIX_KIND = {"fro": 0, "nuc": 1, 2: 2, -2: -2, 1: 3, -1: -3, np.inf: 4, -np.inf: -4}
+    sums = np.sum(np.abs(m), axis=0) if kind <= 5 else np.sum(np.abs(m), axis=1)
+    return np.max(sums) if kind % 2 == 0 else np.min(sums)
 
 
 @njit(cache=True)
@@ -366,83 +427,46 @@ def _vector_norm(v, p):
     return np.sum(a ** p) ** (1.0 / p)
 
 
+def _reduce_last(reduce_, k):
+    """Overload body: ``reduce_`` over the last ``k`` axes."""
+    def build(x, param):
+        out_ndim = x.ndim - k
+        if out_ndim == 0:
+            return lambda x, param: reduce_(np.ascontiguousarray(x), param)
+
+        def impl(x, param):
+            shape = np.array(x.shape)
+            inner = 1
+            for n in shape[out_ndim:]:
+                inner *= n
+            rows = np.ascontiguousarray(x).reshape((-1, inner))
+            out = np.empty(rows.shape[0], x.dtype)
+            for r in range(rows.shape[0]):
+                if k == 1:
+                    out[r] = reduce_(rows[r], param)
+                else:
+                    out[r] = reduce_(rows[r].reshape((shape[-2], shape[-1])), param)
+            return out.reshape(to_fixed_tuple(shape[:out_ndim], out_ndim))
+        return impl
+    return build
+
+
+overload(vector_norm_last)(_reduce_last(_vector_norm, 1))
+overload(matrix_norm_last)(_reduce_last(_matrix_norm, 2))
+
+
 def _literal(t):
-    """The Python value of a Numba literal type (None, numbers, strings, tuples)."""
-    if t is None or isinstance(t, types.NoneType):
-        return None
+    """The Python value of a Numba literal type (or of a default left out)."""
+    if isinstance(t, int):
+        return t
     if isinstance(t, types.Omitted):
         return t.value
-    if isinstance(t, types.BaseTuple):
-        return tuple(_literal(x) for x in t.types)
     if isinstance(t, types.Literal):
         return t.literal_value
-    raise TypingError("norm: `ord`, `axis` and `keepdims` must be literal constants")
+    raise TypingError("trace: `axis1` and `axis2` must be literal constants")
 
 
-@overload(norm)
-def _norm_numba(x, ord=None, axis=None, keepdims=False):
-    if not isinstance(x, types.Array):
-        return None
-    ord_, axis_, keep = _literal(ord), _literal(axis), _literal(keepdims)
-    nd = x.ndim
-    if axis_ is None:
-        axes = tuple(range(nd)) if (ord_ is None or nd <= 2) else None
-        if axes is None:
-            raise TypingError("np.linalg.norm: `ord` needs a 1-d or 2-d array or `axis`")
-        if ord_ is None:
-            axes, ord_ = ((0,), 2) if nd == 1 else (axes, "flat")
-    else:
-        axes = tuple(a % nd for a in (axis_ if isinstance(axis_, tuple) else (axis_,)))
-    kept = tuple(k for k in range(nd) if k not in axes)
-    out_ndim = nd if keep else len(kept)
-    perm = np.array(kept + axes, np.int64)
-    if ord_ == "flat":
-        reduce_ = njit(lambda v: np.sqrt(np.sum(v * v)))
-        inner = nd
-    elif len(axes) == 1:
-        p = 2.0 if ord_ is None else float(ord_)
-        reduce_ = njit(lambda v: _vector_norm(v, p))
-        inner = 1
-    else:
-        kind = _MATRIX_KIND[0 if ord_ is None else ord_] if ord_ is not None else 0
-        reduce_ = njit(lambda m: _matrix_norm(m, kind))
-        inner = 2
-    n_kept = len(kept)
-
-    def impl(x, ord=None, axis=None, keepdims=False):
-        shape = np.array(x.shape)
-        moved = np.ascontiguousarray(np.transpose(x, to_fixed_tuple(perm, nd)))
-        outer = 1
-        for k in range(n_kept):
-            outer *= shape[perm[k]]
-        rows = moved.reshape((outer, -1))
-        out = np.empty(outer, x.dtype)
-        for k in range(outer):
-            if inner == 2:
-                out[k] = reduce_(rows[k].reshape((shape[perm[nd - 2]], shape[perm[nd - 1]])))
-            else:
-                out[k] = reduce_(rows[k])
-        full = np.empty(out_ndim, np.int64)
-        j = 0
-        for k in range(nd):
-            if keep:
-                full[k] = 1
-                for i in range(n_kept):
-                    if perm[i] == k:
-                        full[k] = shape[k]
-            elif j < n_kept and perm[j] == k:
-                full[j] = shape[k]
-                j += 1
-        return out.reshape(to_fixed_tuple(full, out_ndim))
-
-    if out_ndim == 0:
-        def scalar(x, ord=None, axis=None, keepdims=False):
-            return impl(x, ord, axis, keepdims)[()]
-        return scalar
-    return impl
-
-
-@overload(trace_axes)
+@overload(trace_axes, prefer_literal=True)
 def _trace_numba(a, offset=0, axis1=0, axis2=1):
     nd = a.ndim
     ax1, ax2 = _literal(axis1) % nd, _literal(axis2) % nd
