@@ -80,14 +80,16 @@ def class_in_body(x):
     return x
 
 
-@error_case(X, X)
-def star_args_signature(*xs):  # ERR
-    return xs[0] + xs[1]
-
-
 @error_case(X)
-def kwargs_signature(x, **options):  # ERR
+def positional_only_signature(x, /):  # ERR
     return 2.0 * x
+
+
+@error_case(X, X)
+def star_args_in_recursion(x, *rest):
+    if len(rest) == 0:
+        return x
+    return star_args_in_recursion(*rest)  # ERR
 
 
 def _add(a, b):
@@ -95,8 +97,9 @@ def _add(a, b):
 
 
 @error_case(X)
-def star_call(x):
-    parts = (x, 2.0 * x)
+def star_call_of_runtime_list(x):
+    parts = []
+    parts.append(x)
     return _add(*parts)  # ERR
 
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import builtins
+import functools
+import operator
 
 import gast
 import numpy as np
@@ -30,19 +32,35 @@ SCALAR_TYPES = {float: np.float64, int: np.int64, bool: np.bool_}
 class CallLowering:
     def expr_Call(self, node):
         func = self.expr(node.func)
+        args = []
         for a in node.args:
-            if isinstance(a, gast.Starred):
-                raise self.error(UnsupportedSyntaxError, "star-arguments `f(*xs)` are not supported", a,
-                                 "pass the arguments one by one")
-        args = [self.expr(a) for a in node.args]
+            if not isinstance(a, gast.Starred):
+                args.append(self.expr(a))
+                continue
+            items = static_items(self, self.expr(a.value), a.value)   # f(*xs): xs static
+            if not isinstance(items, tuple):
+                raise self.error(UnsupportedSyntaxError, "star-arguments `f(*xs)` need a tuple or list whose "
+                                 "length is known at compile time", a,
+                                 "pass the arguments one by one, or a tuple or list literal")
+            args.extend(items)
         kwargs = {}
         for kw in node.keywords:
-            if kw.arg is None:
-                raise self.error(UnsupportedSyntaxError, "`**kwargs` in a call is not supported", kw.value,
-                                 "pass keyword arguments by name")
-            kwargs[kw.arg] = self.expr(kw.value)
+            if kw.arg is not None:
+                self.set_keyword(kwargs, kw.arg, self.expr(kw.value), kw.value)
+                continue
+            spread = self.expr(kw.value)                             # f(**d): d a static dict
+            if not isinstance(spread, dict) or not all(isinstance(k, str) for k in spread):
+                raise self.error(UnsupportedSyntaxError, "`f(**d)` needs a dict with string keys known at "
+                                 "compile time", kw.value, "pass keyword arguments by name")
+            for key, value in spread.items():
+                self.set_keyword(kwargs, key, value, kw.value)
         self.at(node)
         return self.call(func, args, kwargs, node)
+
+    def set_keyword(self, kwargs, key, value, node):
+        if key in kwargs:
+            raise self.error(SstadTypeError, f"the keyword argument `{key}` is given twice", node)
+        kwargs[key] = value
 
     def call(self, func, args, kwargs, node):
         if isinstance(func, Closure):
@@ -171,22 +189,28 @@ class CallLowering:
 
     # --- user functions ----------------------------------------------------------
     def check_signature(self, args, node):
-        for special, what in ((args.vararg, "*args"), (args.kwarg, "**kwargs")):
-            if special is not None:
-                raise self.error(UnsupportedSyntaxError, f"`{what}` in a signature is not supported",
-                                 special, "list the parameters explicitly")
+        if getattr(args, "posonlyargs", None):
+            raise self.error(UnsupportedSyntaxError, "positional-only parameters (`/`) are not supported",
+                             args.posonlyargs[0], "remove the `/` from the signature")
 
     def bind_arguments(self, params, defaults, args, kwargs, node, name):
-        """Match call arguments to parameter names (positional, keyword, defaults)."""
+        """Match call arguments to parameter names (positional, keyword, defaults); extra
+        positional arguments make the ``*args`` tuple, extra keywords the ``**kwargs`` dict."""
         names = [p.id for p in params.args + params.kwonlyargs]
-        if len(args) > len(params.args):
-            raise self.error(SstadTypeError, f"{name}() takes {len(params.args)} positional arguments "
+        positional = len(params.args)
+        if len(args) > positional and params.vararg is None:
+            raise self.error(SstadTypeError, f"{name}() takes {positional} positional arguments "
                              f"but {len(args)} were given", node)
-        env = dict(zip(names, args))
+        env = dict(zip(names, args[:positional]))
+        if params.vararg is not None:
+            env[params.vararg.id] = tuple(args[positional:])
+        extra = {}
         for key, value in kwargs.items():
-            if key not in names or key in env:
+            if key in env or key not in names and params.kwarg is None:
                 raise self.error(SstadTypeError, f"{name}() got an unexpected or repeated argument `{key}`", node)
-            env[key] = value
+            (env if key in names else extra)[key] = value
+        if params.kwarg is not None:
+            env[params.kwarg.id] = extra
         for p in names:
             if p not in env:
                 if p not in defaults:
@@ -317,7 +341,7 @@ class CallLowering:
             bound = dict(parameters(signature, *bind(signature, args, kwargs)))
         except TypeError as exc:
             raise self.error(SstadTypeError, f"np.{name}(): {exc}", node) from None
-        x = self.atom(bound.pop("a", None), node)
+        x = self.atom(as_array(self, bound.pop("a", None), node), node)
         axis, keepdims = bound.pop("axis", None), bound.pop("keepdims", FALSE)
         keepdims = FALSE if keepdims is np._NoValue else keepdims
         for key, value in bound.items():
@@ -402,7 +426,10 @@ class CallLowering:
         if isinstance(lst, StaticList):            # a literal that grows: make it a run-time list
             new = self.apply("list.new", [], hint="items")
             for item in lst:
-                new = self.apply("list.append", [new, self.atom(item, node)], hint="items")
+                item = self.atom(item, node)
+                if new.type.elem is A.UNKNOWN:           # typed by its first item, as below
+                    new.type = A.ListOf(item.type)
+                new = self.apply("list.append", [new, item], hint="items")
             self.rebind_static(lst, new)
             lst = new
         if isinstance(lst.type, A.ListOf) and lst.type.elem is A.UNKNOWN and value.type is not A.UNKNOWN:
@@ -464,7 +491,7 @@ def _minmax(which):
 
 def _sum(self, args, kwargs, node):
     seq = args[0]
-    start = args[1] if len(args) > 1 else None
+    start = args[1] if len(args) > 1 else kwargs.get("start")
     if isinstance(seq, (tuple, StaticList)):
         total = start
         for v in seq:
@@ -473,9 +500,33 @@ def _sum(self, args, kwargs, node):
     x = self.atom(seq, node)
     if isinstance(x.type, A.Array):
         total = self.reduction("sum", [x], {"axis": ir.Const(0)}, node)
+    elif isinstance(x.type, A.ListOf) and isinstance(x.type.elem, A.Array):     # arrays, elementwise
+        total = self.reduction("sum", [as_array(self, x, node)], {"axis": ir.Const(0)}, node)
     else:
         total = self.apply("builtin.sum", [x])
     return total if start is None else self.binop("add", start, total, node)
+
+
+def as_array(self, value, node):
+    """What NumPy makes of an array-like argument: a tuple or list literal of numbers is
+    ``np.array`` of it, of arrays ``np.stack`` of them (nested literals level by level); a
+    run-time list likewise.  Anything else is returned as it is."""
+    if isinstance(value, (tuple, StaticList)):
+        items = [as_array(self, v, node) for v in value]
+        if not items:
+            raise self.error(SstadTypeError, "an empty sequence has no element type here", node,
+                             "use np.zeros(0)")
+        if all(is_atom(v) and isinstance(v.type, A.Scalar) for v in items):
+            return self.call_numpy("array", [StaticList(items)], {}, node)
+        ranks = {v.type.ndim if is_atom(v) and isinstance(v.type, A.Array) else None for v in items}
+        if None in ranks or len(ranks) != 1:
+            raise self.error(SstadTypeError, "a sequence mixing numbers, arrays of different ranks or "
+                             "other values is not an array (NumPy refuses it too)", node,
+                             "give every item the same shape")
+        return self.call_numpy("stack", [tuple(items)], {}, node)
+    if is_atom(value) and isinstance(value.type, A.ListOf):
+        return self.call_numpy("stack" if isinstance(value.type.elem, A.Array) else "array", [value], {}, node)
+    return value
 
 
 def _enumerate(self, args, kwargs, node):
@@ -545,9 +596,180 @@ def _print(self, args, kwargs, node):
                      "return the values you want to see, or use backend='python' while debugging")
 
 
+# --- containers: list(), tuple(), dict() ------------------------------------------
+def static_items(self, value, node):
+    """The items of ``value`` as a tuple when they are known at compile time (tuples, list
+    literals, dict keys, ranges with constant bounds, enumerate/zip of those), else the
+    :class:`Counted` run-time space of the statements' iteration."""
+    if isinstance(value, RangeValue) and all(isinstance(b, ir.Const) for b in vars(value).values()):
+        return tuple(ir.Const(k) for k in range(value.start.value, value.stop.value, value.step.value))
+    if isinstance(value, Enumerate):
+        inner = static_items(self, value.inner, node)
+        if isinstance(inner, tuple):
+            return tuple((ir.Const(k), v) for k, v in enumerate(inner))
+    if isinstance(value, Zip):
+        spaces = [static_items(self, v, node) for v in value.items]
+        if all(isinstance(s, tuple) for s in spaces):
+            return tuple(zip(*spaces))
+    if isinstance(value, str) or value is None:
+        raise self.error(UnsupportedSyntaxError, f"iterating {self.describe(value)} is not supported", node)
+    return self.iteration_space(value, node)
+
+
+def runtime_list(self, space, node, what):
+    """A run-time list of the items of a run-time iteration space (``list(x)``)."""
+    key = "%items"
+    saved = self.scope.env.get(key, MISSING)
+    self.scope.env[key] = self.apply("list.new", [], hint="items")
+
+    def append(i):
+        item = space.element(i)
+        if not is_atom(item):
+            raise self.error(UnsupportedSyntaxError, f"{what} of {self.describe(item)} items at run time: "
+                             "a run-time list holds numbers or arrays", node,
+                             "loop over the items with `for` instead")
+        self.apply("list.append", [self.scope.env[key], item], hint="items")
+    self.loop(append, bounds=(space.start, space.stop, space.step))
+    out = self.scope.env.pop(key)
+    if saved is not MISSING:
+        self.scope.env[key] = saved
+    return out
+
+
+def _list(self, args, kwargs, node):
+    if kwargs or len(args) > 1:
+        raise self.error(SstadTypeError, "list() takes at most one positional argument", node)
+    if not args:
+        return self.apply("list.new", [], hint="items")
+    items = static_items(self, args[0], node)
+    if isinstance(items, tuple):
+        return StaticList(items)
+    return runtime_list(self, items, node, "list()")
+
+
+def _tuple(self, args, kwargs, node):
+    if kwargs or len(args) > 1:
+        raise self.error(SstadTypeError, "tuple() takes at most one positional argument", node)
+    if not args:
+        return ()
+    items = static_items(self, args[0], node)
+    if not isinstance(items, tuple):
+        raise self.error(SstadTypeError, f"tuple() of {self.describe(args[0])}: its length is known only "
+                         "at run time, and tuples are static here", node,
+                         "use list(...) for a run-time list, unpack it (`a, b = x`), or index it")
+    return items
+
+
+def _dict(self, args, kwargs, node):
+    if len(args) > 1:
+        raise self.error(SstadTypeError, "dict() takes at most one positional argument", node)
+    out = {}
+    if args and isinstance(args[0], dict):
+        out.update(args[0])
+    elif args:
+        pairs = static_items(self, args[0], node)
+        if not isinstance(pairs, tuple):
+            raise self.error(SstadTypeError, f"dict() of {self.describe(args[0])}: its keys are known only "
+                             "at run time", node, "build the dict from a tuple or list literal of pairs")
+        for pair in pairs:
+            if not isinstance(pair, (tuple, StaticList)) or len(pair) != 2:
+                raise self.error(SstadTypeError, "dict() takes (key, value) pairs", node)
+            out[self.static_key(pair[0], node)] = pair[1]
+    out.update(kwargs)
+    return out
+
+
+# --- functools.reduce and the operator module ---------------------------------------
+def _reduce(self, args, kwargs, node):
+    """``functools.reduce(fn, seq[, initial])``: unrolled over a static sequence, a loop
+    over a run-time one (which needs ``initial``)."""
+    if kwargs or not 2 <= len(args) <= 3:
+        raise self.error(SstadTypeError, "reduce() takes a function, a sequence and an optional initial "
+                         "value, by position", node)
+    fn, seq = args[0], args[1]
+    items = static_items(self, seq, node)
+    if isinstance(items, tuple):
+        items = list(items)
+        if len(args) == 3:
+            acc = args[2]
+        elif items:
+            acc = items.pop(0)
+        else:
+            raise self.error(SstadTypeError, "reduce() of an empty sequence with no initial value", node)
+        for item in items:
+            acc = self.call(fn, [acc, item], {}, node)
+        return acc
+    if len(args) < 3:
+        raise self.error(SstadTypeError, f"reduce() over {self.describe(seq)} needs an initial value here "
+                         "(the sequence may be empty at run time)", node, "pass it: reduce(fn, seq, initial)")
+    key = "%acc"
+    saved = self.scope.env.get(key, MISSING)
+    self.scope.env[key] = args[2]
+
+    def step(i):
+        self.scope.env[key] = self.call(fn, [self.scope.env[key], items.element(i)], {}, node)
+    self.loop(step, bounds=(items.start, items.stop, items.step))
+    out = self.scope.env.pop(key)
+    if saved is not MISSING:
+        self.scope.env[key] = saved
+    return out
+
+
+def _operator(arity, lower):
+    def handler(self, args, kwargs, node):
+        if kwargs or len(args) != arity:
+            raise self.error(SstadTypeError, f"this operator function takes {arity} positional arguments", node)
+        return lower(self, *args, node)
+    return handler
+
+
+def _binary(name):
+    return _operator(2, lambda self, a, b, node: self.binop(name, a, b, node))
+
+
+def _compare(op):
+    return _operator(2, lambda self, a, b, node: self.compare(op, a, b, node))
+
+
+def _unary(name):
+    def lower(self, a, node):
+        a = self.atom(a, node)
+        if isinstance(a, ir.Const) and name != "invert":
+            return ir.Const(-a.value if name == "neg" else +a.value)
+        return self.apply("op." + name, [a])
+    return _operator(1, lower)
+
+
+def _getitem(self, obj, index, node):
+    items = tuple(index) if type(index) is tuple and is_atom(obj) else (index,)
+    return self.subscript(obj, items, node)
+
+
+def _not(self, a, node):
+    return self.logical_not(self.truth(a, node))
+
+
+def _truth(self, a, node):
+    return self.truth(a, node)
+
+
+OPERATORS = {
+    **{getattr(operator, name): _binary(name) for name in (
+        "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and_", "or_", "xor")},
+    **{getattr(operator, name): _compare(op()) for name, op in (
+        ("lt", gast.Lt), ("le", gast.LtE), ("gt", gast.Gt), ("ge", gast.GtE), ("eq", gast.Eq),
+        ("ne", gast.NotEq))},
+    operator.neg: _unary("neg"), operator.pos: _unary("pos"), operator.invert: _unary("invert"),
+    operator.abs: _abs,
+    operator.not_: _operator(1, _not), operator.truth: _operator(1, _truth),
+    operator.getitem: _operator(2, _getitem),
+}
+
 BUILTINS = {id(builtins.len): _len, id(builtins.range): _range, id(builtins.abs): _abs,
             id(builtins.min): _minmax("min"), id(builtins.max): _minmax("max"),
             id(builtins.sum): _sum, id(builtins.enumerate): _enumerate, id(builtins.zip): _zip,
             id(builtins.isinstance): _isinstance, id(builtins.print): _print,
             id(np.shape): _np_shape, id(np.ndim): _np_ndim, id(index_add): _index_add,
-            id(np.split): _np_split, id(np.linalg.slogdet): _np_slogdet}
+            id(np.split): _np_split, id(np.linalg.slogdet): _np_slogdet,
+            id(builtins.list): _list, id(builtins.tuple): _tuple, id(builtins.dict): _dict,
+            id(functools.reduce): _reduce, **{id(f): handler for f, handler in OPERATORS.items()}}

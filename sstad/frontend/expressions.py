@@ -5,10 +5,11 @@ import types
 
 import gast
 import numpy as np
+from numba.extending import overload
 
 from sstad.errors import SstadTypeError, UnsupportedSyntaxError
 from sstad.frontend.builder import FALSE, TRUE
-from sstad.frontend.pytree import StaticList, is_atom
+from sstad.frontend.pytree import StaticList, flatten, is_atom, same_treedef
 from sstad.frontend.scope import resolve
 from sstad.frontend.values import BoundMethod, Closure
 from sstad.ir import nodes as ir
@@ -348,6 +349,8 @@ class ExpressionLowering:
         return self.expr(node)
 
     def subscript(self, base, index, node):
+        if base is np.r_ or base is np.c_:
+            return self.index_concatenation(base is np.c_, index, node)
         if isinstance(base, (tuple, StaticList)):
             if len(index) != 1:
                 raise self.error(SstadTypeError, "a tuple takes one index", node)
@@ -356,10 +359,7 @@ class ExpressionLowering:
                 parts = [None if b is None else self.static_int(b, node) for b in (item.start, item.stop, item.step)]
                 return type(base)(tuple(base)[slice(*parts)])
             if is_atom(item) and not isinstance(item, ir.Const):
-                if all(is_atom(v) for v in base) and len({str(v.type) for v in base}) == 1 and base:
-                    raise self.error(SstadTypeError, "a tuple or list literal indexed by a run-time integer",
-                                     node, "use np.array([...]) to index by a run-time value")
-                raise self.error(SstadTypeError, "indexing a tuple needs a constant index", node)
+                return self.select_item(base, item, node)
             return base[self.static_int(item, node)]
         if isinstance(base, dict):
             key = self.static_key(index, node)
@@ -375,6 +375,71 @@ class ExpressionLowering:
                for i in index) and isinstance(out.type, A.Array):
             self.view(out, base)
         return out
+
+    def select_item(self, items, index, node):
+        """``[a, b, c][i]`` with ``i`` known at run time: a balanced tree of ``if``s on ``i``
+        picks the item (checked against the length first, as Python does; negative ``i``
+        counts from the end).  The items must share one structure and joinable types."""
+        if not (isinstance(index.type, A.Scalar) and index.type.dtype.kind in "iu"):
+            raise self.error(SstadTypeError, f"tuple and list indices must be integers, not {index.type}", node)
+        flat = [flatten(v) for v in items]
+        uniform = bool(items) and all(same_treedef(t, flat[0][0]) for t, _ in flat)
+        joined = [leaf.type for leaf in flat[0][1]] if uniform else []
+        for _, leaves in flat[1:] if uniform else ():
+            joined = [A.join(a, b.type) for a, b in zip(joined, leaves)]
+        if not uniform or None in joined or any(t[0] == "static" for t, _ in flat):
+            shown = ", ".join(self.describe(v) for v in items[:4]) + (", ..." if len(items) > 4 else "")
+            raise self.error(SstadTypeError, "a tuple or list literal indexed by a run-time integer needs "
+                             f"items of one type and structure, not ({shown})", node,
+                             "give the items one type, or index with a constant")
+        position = self.call_extern(literal_index, [index, ir.Const(len(items))], {}, node)
+
+        def pick(lo, hi):
+            if hi - lo == 1:
+                return items[lo]
+            mid = (lo + hi) // 2
+            below = self.apply("op.lt", [position, ir.Const(mid)], hint="c")
+            return self.branch(below, lambda: pick(lo, mid), lambda: pick(mid, hi), hint="item")
+        return pick(0, len(items))
+
+    def index_concatenation(self, columns, items, node):
+        """``np.r_[a, b, 1.0, 0:3]``: the items as 1-d (or n-d) arrays joined along the first
+        axis; ``np.c_[a, b]``: 1-d items as columns, joined along the last axis."""
+        shown = "np.c_" if columns else "np.r_"
+        parts = []
+        for item in items:
+            if isinstance(item, slice):
+                item = self.index_range(item, node, shown)
+            elif isinstance(item, (tuple, StaticList)):
+                item = self.call_numpy("array", [StaticList(item)], {}, node)
+            elif not is_atom(item):
+                raise self.error(UnsupportedSyntaxError, f"{shown}[...] of {self.describe(item)} is not "
+                                 "supported", node, "join arrays, numbers and slices with constant bounds")
+            item = self.atom(item, node)
+            if isinstance(item.type, A.Scalar):
+                item = self.call_numpy("array", [StaticList([item])], {}, node)
+            elif item.type.ndim == 0:
+                item = self.call_numpy("atleast_1d", [item], {}, node)
+            if columns and item.type.ndim == 1:
+                item = self.subscript(item, (slice(None), None), node)
+            parts.append(item)
+        ranks = {p.type.ndim for p in parts}
+        if len(ranks) != 1:
+            raise self.error(SstadTypeError, f"{shown}[...] joins arrays of one rank (numbers count as "
+                             f"{'1-d columns' if columns else '1-d'}), not of ranks {sorted(ranks)}", node)
+        axis = ir.Const(-1 if columns else 0)
+        return self.call_numpy("concatenate", [tuple(parts)], {"axis": axis}, node)
+
+    def index_range(self, item, node, shown):
+        """A slice inside ``np.r_``: ``a:b:s`` is ``np.arange``, ``a:b:nj`` ``np.linspace``."""
+        start = ir.Const(0) if item.start is None else item.start
+        step = ir.Const(1) if item.step is None else item.step
+        if item.stop is None:
+            raise self.error(SstadTypeError, f"a slice in {shown}[...] needs an end", node)
+        if isinstance(step, ir.Const) and isinstance(step.value, complex):
+            count = int(abs(step.value))
+            return self.call_numpy("linspace", [start, item.stop, ir.Const(count)], {}, node)
+        return self.call_numpy("arange", [start, item.stop, step], {}, node)
 
     def static_int(self, value, node):
         if isinstance(value, ir.Const) and isinstance(value.value, (int, np.integer)):
@@ -407,6 +472,18 @@ class ExpressionLowering:
         """Remember that ``out`` shares memory with ``base`` (writes through it are refused)."""
         self.views.add(out)
         return out
+
+
+def literal_index(i, n):
+    """``i`` as a position in a tuple or list literal of ``n`` items, as Python indexes one."""
+    if i < -n or i >= n:
+        raise IndexError("tuple or list literal index out of range")
+    return i + n if i < 0 else i
+
+
+@overload(literal_index)
+def _literal_index_numba(i, n):
+    return literal_index
 
 
 def spliced(index):

@@ -160,6 +160,11 @@ class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
         (Also how a function with custom rules is called: ``custom`` is its
         :class:`sstad.custom.CustomFunction`, which the derivative transforms read.)"""
         fn_node, _ = function_node(fn)
+        special = fn_node.args.vararg or fn_node.args.kwarg
+        if special is not None:        # its specialisation binds its arguments by position
+            raise self.error(UnsupportedSyntaxError, f"`{fn.__name__}` has `{special.id}` as `*args` or "
+                             "`**kwargs`: a recursive or custom-rule function cannot take them",
+                             node, "list the parameters explicitly")
         env = self.bind_arguments(fn_node.args, self.python_defaults(fn, fn_node), args, kwargs,
                                   node, fn.__name__)
         ordered = tuple(env[p.id] for p in fn_node.args.args + fn_node.args.kwonlyargs)
