@@ -14,6 +14,7 @@ from sstad.ad.structural import differentiable
 from sstad.api import jit
 from sstad.errors import SstadTypeError
 from sstad.frontend.lower import flatten_runtime
+from sstad.frontend.pytree import build_object, object_layout, object_values
 from sstad.ir import nodes as ir
 from sstad.ir.escape import export_escaping
 from sstad.runtime import abstract as A
@@ -88,6 +89,10 @@ def _basis(x):
 
 
 def _zeros_like_tree(value):
+    layout = object_layout(value)
+    if layout is not None:
+        return build_object(layout, [v if name in layout[2] else _zeros_like_tree(v)
+                                     for name, v in zip(layout[1], object_values(value, layout))])
     if isinstance(value, tuple):
         return tuple(_zeros_like_tree(v) for v in value)
     if isinstance(value, list):
@@ -96,7 +101,7 @@ def _zeros_like_tree(value):
         return {k: _zeros_like_tree(v) for k, v in value.items()}
     if isinstance(value, np.ndarray):
         return np.zeros_like(value)
-    return type(value)(0)
+    return type(value)(0) if isinstance(value, (int, float, complex, np.generic)) else value
 
 
 def jacfwd(fun, argnums=0, backend="python"):

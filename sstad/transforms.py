@@ -58,7 +58,7 @@ def _check_argnums(fun, in_tree, ranges, picked, loc):
             shown = type(in_tree[1][a][1]).__name__ if in_tree[1][a][0] == "static" else "no numbers"
             raise SstadTypeError(f"cannot differentiate with respect to argument {a} ({shown}): it holds "
                                  "no numbers or arrays sstad can see", loc,
-                                 "pass floats, float arrays, or tuples/lists/dicts of them")
+                                 "pass floats, float arrays, or tuples/lists/dicts/dataclasses/NamedTuples of them")
 
 
 class _Transform:
@@ -223,8 +223,7 @@ def _replace_leaves(treedef, keep):
             return d if next(it) else ("static", None)
         if d[0] == "static":
             return d
-        children = tuple(walk(c) for c in d[-1])
-        return (d[0], d[1], children) if d[0] == "dict" else (d[0], children)
+        return d[:-1] + (tuple(walk(c) for c in d[-1]),)
     return walk(treedef)
 
 

@@ -924,8 +924,6 @@ def transpose_method_axes(x):
 XFAIL = {
     "lstm_cell_list": "CRASH fwd: sstad AssertionError 'a loop body yields f64[:,:] for dhidden: list[f64[:]]' "
                       "(cell[i] = cell[i] * f + g into a list of arrays; rev is refused)",
-    "dataclass_config_arg": "CRASH rev inside sstad.testing.check_grads: np.isnan on a dataclass argument "
-                            "(its pullback-does-not-write check compares np.asarray(obj))",
     "stack_repeat_tile": "CRASH rev: np.tile(b, (3, 1)) rule: TypeError 'tuple' object cannot be interpreted as an integer",
 }
 

@@ -9,6 +9,7 @@ from numba.extending import overload
 
 from sstad.errors import SstadTypeError, UnsupportedSyntaxError
 from sstad.frontend.builder import FALSE, TRUE
+from sstad.frontend.objects import is_object, member
 from sstad.frontend.pytree import StaticList, flatten, is_atom, same_treedef
 from sstad.frontend.scope import resolve
 from sstad.frontend.values import BoundMethod, Closure
@@ -54,6 +55,8 @@ class ExpressionLowering:
     def describe(self, value):
         if is_atom(value):
             return f"a value of type {value.type}"
+        if is_object(value):
+            return f"a {value.cls.__name__}"
         return f"a {type(value).__name__}"
 
     def atom(self, value, node):
@@ -313,7 +316,9 @@ class ExpressionLowering:
             return BoundMethod(x, attr)
         if is_atom(value) or isinstance(value, (StaticList, dict)):
             return BoundMethod(value, attr)
-        if isinstance(value, types.ModuleType) or not isinstance(value, (tuple,)):
+        if is_object(value):                  # a dataclass, NamedTuple or SimpleNamespace
+            return member(self, value, attr, node)
+        if isinstance(value, types.ModuleType) or not isinstance(value, tuple) or hasattr(type(value), "_fields"):
             try:
                 found = getattr(value, attr)
             except AttributeError:

@@ -15,7 +15,8 @@ from sstad.errors import SstadTypeError, UnsupportedSyntaxError
 from sstad.frontend.builder import Builder
 from sstad.frontend.calls import CallLowering
 from sstad.frontend.expressions import ExpressionLowering
-from sstad.frontend.pytree import flatten, is_atom, same_treedef, unflatten
+from sstad.frontend.pytree import (NamedTupleValue, PytreeObject, flatten, is_atom, object_layout,
+                                   object_values, same_treedef, unflatten)
 from sstad.frontend.scope import Scope, assigned_names
 from sstad.frontend.source import closure_values, function_node, loc_of
 from sstad.frontend.statements import StatementLowering
@@ -259,6 +260,9 @@ def _leaf_paths(value, prefix):
         return [prefix]
     if isinstance(value, dict):
         return [p for k, v in value.items() for p in _leaf_paths(v, f"{prefix}_{k}")]
+    if isinstance(value, (PytreeObject, NamedTupleValue)):
+        return [p for k, v in zip(value.layout[1], value.values) if k not in value.layout[2]
+                for p in _leaf_paths(v, f"{prefix}_{k}")]
     if isinstance(value, (tuple, list)):
         return [p for i, v in enumerate(value) for p in _leaf_paths(v, f"{prefix}{i}")]
     return []
@@ -266,7 +270,11 @@ def _leaf_paths(value, prefix):
 
 # --- run-time arguments ------------------------------------------------------------
 def flatten_runtime(value):
-    """Flatten run-time arguments: numbers and arrays are leaves, the rest is static."""
+    """Flatten run-time arguments: numbers and arrays are leaves, the rest is static.
+
+    Tuples, lists, dicts, dataclasses, NamedTuples and SimpleNamespaces are walked; a
+    field of a dataclass declared ``field(metadata={"static": True})`` is static whatever
+    it holds (a hashable value: it is part of the signature)."""
     leaves = []
 
     def walk(v):
@@ -275,12 +283,26 @@ def flatten_runtime(value):
                 raise UnsupportedSyntaxError("arrays of Python objects are not supported")
             leaves.append(v)
             return ("leaf",)
+        layout = object_layout(v)
+        if layout is not None:
+            return ("object", layout, tuple(static_field(layout, name, x) if name in layout[2] else walk(x)
+                                            for name, x in zip(layout[1], object_values(v, layout))))
         if isinstance(v, (list, tuple)):
             return ("list" if isinstance(v, list) else "tuple", tuple(walk(x) for x in v))
         if isinstance(v, dict):
             return ("dict", tuple(v), tuple(walk(x) for x in v.values()))
         return ("static", v)
     return walk(value), leaves
+
+
+def static_field(layout, name, value):
+    try:
+        hash(value)
+    except TypeError:
+        raise SstadTypeError(f"the field `{name}` of {layout[0].__name__} is static, so it must hold a "
+                             f"hashable value, not a {type(value).__name__}", None,
+                             "hold arrays in fields that are not static") from None
+    return ("static", value)
 
 
 unflatten_runtime = unflatten

@@ -1,14 +1,120 @@
-"""Static structures during lowering: tuples, list literals and dicts of values.
+"""Static structures during lowering: tuples, list literals, dicts and objects of values.
 
 A *value* during lowering is an IR atom (a run-time number or array) or a static Python
-object: a tuple, a :class:`StaticList`, a dict, a function, a module, None...  Containers
-are resolved at compile time (as JAX does with pytrees); only their leaves are run-time.
+object: a tuple, a :class:`StaticList`, a dict, a :class:`PytreeObject`, a function, a
+module, None...  Containers are resolved at compile time (as JAX does with pytrees); only
+their leaves are run-time.
+
+A *treedef* is the structure around the leaves: ``("leaf",)``, ``("static", value)``,
+``("tuple", children)``, ``("list", children)``, ``("dict", keys, children)`` or
+``("object", layout, children)`` for a dataclass, NamedTuple or SimpleNamespace, its
+:func:`object_layout` naming the type and the fields.
 """
+import dataclasses
+import types
+
 from sstad.ir.nodes import Const, Undef, Var
 
 
 class StaticList(tuple):
     """A list literal: its length and element positions are known at compile time."""
+
+
+class PytreeObject:
+    """A dataclass or SimpleNamespace during lowering: its layout (see :func:`object_layout`)
+    and the values of its fields, in the layout's order.  Static fields hold Python values."""
+
+    def __init__(self, layout, values):
+        self.layout, self.values = layout, tuple(values)
+
+    @property
+    def cls(self):
+        return self.layout[0]
+
+    def field(self, name):
+        return self.values[self.layout[1].index(name)]
+
+
+class NamedTupleValue(tuple):
+    """A NamedTuple during lowering: a tuple (indexing, unpacking and ``len`` work as for
+    tuples) that keeps its type and field names.  Without a layout it is a plain tuple,
+    as a slice of a NamedTuple is in Python."""
+
+    def __new__(cls, values, layout=None):
+        if layout is None:
+            return tuple(values)
+        self = super().__new__(cls, values)
+        self.layout = layout
+        return self
+
+    @property
+    def cls(self):
+        return self.layout[0]
+
+    @property
+    def values(self):
+        return tuple(self)
+
+    def field(self, name):
+        return self[self.layout[1].index(name)]
+
+
+def is_pytree_type(cls):
+    """Are instances of ``cls`` pytrees: dataclasses, NamedTuples, SimpleNamespaces?"""
+    return isinstance(cls, type) and (
+        dataclasses.is_dataclass(cls) or issubclass(cls, types.SimpleNamespace)
+        or (issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)))
+
+
+def object_layout(value):
+    """``(type, field names, static field names)`` of a dataclass, NamedTuple or
+    SimpleNamespace instance; None for any other value.
+
+    A dataclass's fields are :func:`dataclasses.fields`; those declared with
+    ``field(metadata={"static": True})`` are static (JAX's convention): compiled in, part of
+    the signature, never differentiated.  A SimpleNamespace's fields are its attributes.
+
+    >>> from typing import NamedTuple
+    >>> class P(NamedTuple):
+    ...     W: float
+    ...     b: float
+    >>> object_layout(P(1.0, 2.0))[1:]
+    (('W', 'b'), ())
+    """
+    cls = type(value)
+    if isinstance(value, PytreeObject) or isinstance(value, type) or not is_pytree_type(cls):
+        return None
+    if issubclass(cls, tuple):
+        return cls, cls._fields, ()
+    if issubclass(cls, types.SimpleNamespace):
+        return cls, tuple(vars(value)), ()
+    fields = dataclasses.fields(cls)
+    return cls, tuple(f.name for f in fields), tuple(f.name for f in fields if f.metadata.get("static"))
+
+
+def object_values(value, layout):
+    """The values of an object's fields, in the order of ``layout``."""
+    return tuple(getattr(value, name) for name in layout[1])
+
+
+def build_object(layout, values):
+    """An instance of ``layout``'s type with these field values, built field by field:
+    ``__init__`` and ``__post_init__`` do not run (they are written for parameters, and
+    the values may be gradients)."""
+    cls, names, _ = layout
+    if issubclass(cls, tuple):
+        return tuple.__new__(cls, values)
+    obj = object.__new__(cls) if not issubclass(cls, types.SimpleNamespace) else cls.__new__(cls)
+    for name, value in zip(names, values):
+        object.__setattr__(obj, name, value)
+    return obj
+
+
+def lowering_object(layout, values):
+    """The value of an object during lowering."""
+    if issubclass(layout[0], tuple):
+        return NamedTupleValue(values, layout)
+    return PytreeObject(layout, values)
 
 
 def is_atom(value):
@@ -28,6 +134,10 @@ def flatten(value):
             return LEAF
         if isinstance(v, StaticList):
             return ("list", tuple(walk(x) for x in v))
+        if isinstance(v, (PytreeObject, NamedTupleValue)):
+            statics = v.layout[2]
+            return ("object", v.layout, tuple(("static", x) if name in statics else walk(x)
+                                              for name, x in zip(v.layout[1], v.values)))
         if type(v) is tuple:
             return ("tuple", tuple(walk(x) for x in v))
         if type(v) is dict:
@@ -37,7 +147,10 @@ def flatten(value):
 
 
 def unflatten(treedef, leaves, list_type=StaticList):
-    """Rebuild a structure; lists become ``list_type`` (Python lists for run-time output)."""
+    """Rebuild a structure; lists become ``list_type`` (Python lists for run-time output).
+    Objects become values for the lowering (:class:`PytreeObject`, :class:`NamedTupleValue`)
+    and, for run-time output (``list_type=list``), instances of their own types."""
+    make_object = lowering_object if list_type is StaticList else build_object
     it = iter(leaves)
 
     def build(d):
@@ -50,6 +163,8 @@ def unflatten(treedef, leaves, list_type=StaticList):
             return tuple(build(x) for x in d[1])
         if kind == "dict":
             return dict(zip(d[1], (build(x) for x in d[2])))
+        if kind == "object":
+            return make_object(d[1], [build(x) for x in d[2]])
         return d[1]
     return build(treedef)
 
@@ -71,7 +186,7 @@ def same_treedef(a, b):
         return True
     if kind == "static":
         return same_static(a[1], b[1])
-    if kind == "dict" and a[1] != b[1]:
+    if kind in ("dict", "object") and a[1] != b[1]:
         return False
     children_a, children_b = a[-1], b[-1]
     return len(children_a) == len(children_b) and all(
@@ -90,4 +205,4 @@ def hashable(treedef):
         except TypeError:
             return ("static", id(treedef[1]))
     children = tuple(hashable(c) for c in treedef[-1])
-    return (kind, treedef[1], children) if kind == "dict" else (kind, children)
+    return (kind, treedef[1], children) if kind in ("dict", "object") else (kind, children)

@@ -225,7 +225,7 @@ class _Checker:
         args_copy = copy.deepcopy(self.args)
         cts = _sstad(pull, *args_copy, copy.deepcopy(self.u))
         for (path, before), (_, after) in zip(T.leaves_with_paths(self.args), T.leaves_with_paths(args_copy)):
-            if not np.array_equal(np.asarray(before), np.asarray(after), equal_nan=True):
+            if not T.same_leaf(before, after):
                 self.fail("rev", "vjp dot-product test", [f"the pullback wrote into its argument {path}"])
         self.check_structure(cts)
         jv, num, err = self.numerical.jvp(self.v, self.u)

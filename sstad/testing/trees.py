@@ -1,14 +1,17 @@
-"""Small pytree helpers for the gradient checks: tuples, lists and dicts of leaves.
+"""Small pytree helpers for the gradient checks: tuples, lists, dicts, dataclasses,
+NamedTuples and SimpleNamespaces of leaves.
 
 A *float leaf* is a Python float, a NumPy floating scalar or a floating-point array:
 what derivatives are taken with respect to.  Everything else (ints, bools, integer
-arrays, None, strings) is carried along unchanged.
+arrays, None, strings, static fields of dataclasses) is carried along unchanged.
 """
 from __future__ import annotations
 
 import copy
 
 import numpy as np
+
+from sstad.frontend.pytree import build_object, object_layout, object_values
 
 
 def is_float_leaf(x):
@@ -20,12 +23,25 @@ def is_float_leaf(x):
 
 
 def leaves_with_paths(tree, path="args"):
-    """``[(path, leaf)]`` for every leaf, paths written as Python (``args[1]['w']``)."""
+    """``[(path, leaf)]`` for every leaf, paths written as Python (``args[1]['w']``,
+    ``args[0].W``).  Static fields of dataclasses are not leaves."""
+    layout = object_layout(tree)
+    if layout is not None:
+        return [p for name, v in zip(layout[1], object_values(tree, layout)) if name not in layout[2]
+                for p in leaves_with_paths(v, f"{path}.{name}")]
     if isinstance(tree, dict):
         return [p for k, v in tree.items() for p in leaves_with_paths(v, f"{path}[{k!r}]")]
     if isinstance(tree, (list, tuple)):
         return [p for i, v in enumerate(tree) for p in leaves_with_paths(v, f"{path}[{i}]")]
     return [(path, tree)]
+
+
+def same_leaf(a, b):
+    """Equal leaves (NaN equal to NaN in numeric ones; strings and objects by ``==``)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind in "biufc" and b.dtype.kind in "biufc":
+        return np.array_equal(a, b, equal_nan=True)
+    return np.array_equal(a, b)
 
 
 def float_leaves(tree):
@@ -54,6 +70,10 @@ def map_floats(tree, fn):
     counter = iter(range(10 ** 12))
 
     def walk(t):
+        layout = object_layout(t)
+        if layout is not None:           # rebuilt field by field, static fields kept
+            return build_object(layout, [v if name in layout[2] else walk(v)
+                                         for name, v in zip(layout[1], object_values(t, layout))])
         if isinstance(t, dict):
             return {k: walk(v) for k, v in t.items()}
         if isinstance(t, tuple):
