@@ -194,3 +194,20 @@ def calls_layers(net, x):
 def network_as_dict(net, x):
     d = dataclasses.asdict(net)
     return np.sum(x @ d["layers"][0]["W"]) * d["scales"][1] + d["depth"]
+
+
+GLOBAL_PARAMS = TupleParams(W1=np.ones((3, 4)), b1=np.zeros(4), W2=np.ones(4), b2=0.5)
+GLOBAL_CONFIG = WithCount(W=np.ones((3, 2)), steps=2)
+
+
+def reads_global_objects(x):
+    """Objects read from globals are not arguments: arrays are read afresh, numbers guarded."""
+    return mlp(GLOBAL_PARAMS, x) + np.sum(x @ GLOBAL_CONFIG.W) * GLOBAL_CONFIG.steps
+
+
+def reads_dunder(p):
+    return len(p.__dict__)    # ERR dunder
+
+
+def calls_vars(p):
+    return vars(p)            # ERR vars

@@ -201,6 +201,29 @@ def test_a_plain_class_config_is_compiled_in_and_a_change_recompiles():
         sstad.grad(pc.scaled_by_config, argnums=1)(X, config)
 
 
+def test_objects_read_from_globals_are_guarded():
+    f = sstad.jit(pc.reads_global_objects, backend="python")
+    assert f(X) == pytest.approx(pc.reads_global_objects(X))
+    pc.GLOBAL_CONFIG.steps = 5
+    pc.GLOBAL_CONFIG.W = np.full((3, 2), 2.0)
+    try:
+        assert f(X) == pytest.approx(pc.reads_global_objects(X))
+    finally:
+        pc.GLOBAL_CONFIG.steps, pc.GLOBAL_CONFIG.W = 2, np.ones((3, 2))
+
+
+def test_jacobians_and_hvp_take_objects():
+    p = params("NamedTuple")
+    x = X[0]
+    jac = sstad.jacfwd(lambda x, p: np.tanh(x @ p.W1), argnums=0)(x, p)
+    np.testing.assert_allclose(jac, (1 - np.tanh(x @ p.W1) ** 2)[:, None] * p.W1.T, rtol=1e-12)
+    tangent = pc.TupleParams(W1=np.zeros((3, 4)), b1=np.zeros(4), W2=np.ones(4), b2=0.0)
+    hv = sstad.hvp(pc.mlp, (p, X), (tangent, np.zeros_like(X)))
+    assert type(hv) is pc.TupleParams
+    h = np.tanh(X @ p.W1 + p.b1)
+    np.testing.assert_allclose(hv.W2, 2 * h.T @ h @ np.ones(4), rtol=1e-10)
+
+
 def _line_of(fn, tag):
     lines, start = inspect.getsourcelines(fn)
     return next(start + i for i, text in enumerate(lines) if text.rstrip().endswith(f"# ERR {tag}"))
@@ -212,6 +235,8 @@ def _line_of(fn, tag):
      "Params has no field `W3`"),
     (pc.static_from_runtime, (pc.network(np.random.default_rng(0)), 2), "static",
      "the field `depth` of Network is static"),
+    (pc.reads_dunder, (pc.mlp_params(np.random.default_rng(0)),), "dunder", "`.__dict__` of a Params"),
+    (pc.calls_vars, (pc.mlp_params(np.random.default_rng(0)),), "vars", "cannot take a Params"),
 ])
 def test_refusals_name_the_users_line(fn, args, tag, message):
     with pytest.raises(SstadError, match=re.escape(message)) as info:
