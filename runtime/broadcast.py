@@ -74,3 +74,5 @@ def _(g, x, out, dout):
 from sstad.runtime.primitive import declare  # noqa: E402
 
 declare("unbroadcast", may_alias=True, multilinear=True, shape_only={1})
+
+declare("unbroadcast", shape_of=1)

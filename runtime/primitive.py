@@ -41,6 +41,7 @@ class Primitive:
         self.elementwise = elementwise
         self.vjp = None          # rule(*args, out, dout, **params) -> cotangents, per argument
         self.nondiff = False     # a float result whose derivative is zero (floor, sign...)
+        self.structural_vjp = None   # a reverse rule that builds IR itself (sstad/ad/structural.py)
         self.signature = None    # NumPy's signature: how calls and rules bind parameters
         # Declared properties, which passes and transforms ask (see `declare`):
         self.view = False        # the result is a NumPy view of the first argument
@@ -48,6 +49,8 @@ class Primitive:
         self.multilinear = False  # linear in each argument separately (forward mode's JVP)
         self.shape_only = frozenset()   # argument positions read only for their shape
         self.effect = False      # not a pure function of its operands: never merged or moved
+        self.identity = None     # (neutral constant, positions it may take): x * 1 is x
+        self.shape_of = None     # the argument position whose shape the result has
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} defined twice")
         PRIMITIVES[name] = self

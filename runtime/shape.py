@@ -239,3 +239,5 @@ declare("transpose", "ravel", "expand_dims", "squeeze", "swapaxes", "moveaxis", 
 declare("transpose", "reshape", "ravel", "swapaxes", "moveaxis", "expand_dims", "squeeze", "flip", "fliplr",
         "flipud", "triu", "tril", "roll", "repeat", "tile", "broadcast_to", "atleast_1d", "atleast_2d", "copy",
         multilinear=True)
+
+declare("copy", shape_of=0)

@@ -18,7 +18,8 @@ from __future__ import annotations
 from sstad.ad.activity import active_values
 from sstad.ad.lists import float_list, list_roots
 from sstad.ad.structural import differentiable
-from sstad.ad.sweep import Sweep, detached_lowerer
+from sstad.ad.sweep import Sweep
+from sstad.ad.transpose import transposed_rule
 from sstad.custom import CustomFunction
 from sstad.errors import SstadError, UnsupportedSyntaxError
 from sstad.frontend.lower import Lowerer
@@ -171,11 +172,11 @@ class ForwardMode(Sweep):
             total = part if total is None else self.L.apply("op.add", [total, part], hint=part.hint)
         return total
 
-    def transposed(self, stmt, args, out, tans, rule=None, name=None):
+    def transposed(self, stmt, args, out, tans, rule=None):
         """``J v`` from the reverse rule ``dout -> J^T dout``, by reverse mode through it
-        (the primitive's rule unless ``rule``, cached under ``name``, is given)."""
+        (the primitive's rule unless ``rule`` is given)."""
         active = [k for k, t in enumerate(tans) if t is not None]
-        joint = transposed_rule(stmt, active, rule or stmt.prim.vjp, name or stmt.prim.name)
+        joint = transposed_rule(stmt, active, rule or stmt.prim.vjp)
         actual = [a for a, orig in zip(args, stmt.args) if isinstance(orig, ir.Var)] + [out, out]
         actual += [tans[k] for k in joint.active]
         return inline(joint, actual, self.L.stmts)[-1]
@@ -259,7 +260,7 @@ class ForwardMode(Sweep):
         elif custom.vjp_rule(len(args)) is not None:
             probe = ir.Apply(stmt.outs, None, stmt.args, {}, stmt.loc)
             t = self.transposed(probe, args, new.outs[0], [self.tangent(a) for a in stmt.args],
-                                rule=custom.vjp_rule(len(args)), name=f"custom:{id(custom)}")
+                                rule=custom.vjp_rule(len(args)))
         else:
             raise UnsupportedSyntaxError(f"`{custom.__name__}` has neither defvjp nor defjvp rules", stmt.loc)
         self.set(out, t)
@@ -361,26 +362,6 @@ class ForwardMode(Sweep):
         self.L.stmts.append(new)
 
 
-def transposed_jvp(reverse, custom, stmt, subst, dout):
-    """Cotangents of a custom function with only a JVP rule: reverse mode through
-    ``jvp_rule(args..., tangents...)`` with respect to the tangents (it is linear in them)."""
-    from sstad.ad.reverse import ReverseMode
-    lowerer = detached_lowerer("<jvp rule>")
-    lowerer.loc = stmt.loc
-    args = [ir.Var(a.hint, a.type) if isinstance(a, ir.Var) else a for a in stmt.args]
-    tangents = [ir.Var("d" + getattr(a, "hint", "x"), a.type) for a in stmt.args]
-    rule = jvp_rule(custom.jvp, len(args))
-    node, filename = function_node(rule)
-    t = lowerer.atom(lowerer.inline(rule, node, filename, args + tangents, {}, node, parent=None), None)
-    params = [a for a in args if isinstance(a, ir.Var)] + tangents
-    fn = ir.Function("jvp_rule", params, ir.Block(params, lowerer.stmts, [t]), stmt.loc)
-    n_var = len(params) - len(tangents)
-    joint = ReverseMode(Lowerer()).joint(fn, list(range(n_var, len(params))), [0])
-    actual = [mapped(a, subst) for a in stmt.args if isinstance(a, ir.Var)]
-    actual += [mapped(a, subst) for a in stmt.args]     # any value: the rule is linear in them
-    return list(enumerate(inline(joint, actual + [dout], reverse.L.stmts)[1:]))
-
-
 def _tangent_list(list_type):
     """Tangent lists are strong-typed, so any tangent appended keeps their type."""
     elem = list_type.elem
@@ -390,49 +371,3 @@ def _tangent_list(list_type):
 def _is_float(a):
     t = getattr(a, "type", None)
     return isinstance(t, (A.Scalar, A.Array)) and t.dtype.kind in "fc"
-
-
-# --- JVPs derived from reverse rules ------------------------------------------------
-_TRANSPOSED = {}
-
-
-def transposed_rule(stmt, active, rule, name):
-    """The reverse ``rule`` of ``stmt`` (of the primitive or custom function ``name``),
-    transposed: a function of (variable args..., out, dout, tangents of args[active]...)
-    whose last result is J v."""
-    key = (name, tuple(repr(a.type) if isinstance(a, ir.Var) else ("const", repr(a.value))
-                                 for a in stmt.args), repr(stmt.params), repr(stmt.outs[0].type), tuple(active))
-    joint = _TRANSPOSED.get(key)
-    if joint is None:
-        joint = _build_transposed(stmt, active, rule)
-        _TRANSPOSED[key] = joint
-    return joint
-
-
-def _build_transposed(stmt, active, rule):
-    from sstad.ad.reverse import ReverseMode   # reverse imports nothing of ours
-    lowerer = Lowerer()
-    reverse = ReverseMode(lowerer)
-    lowerer.stmts, lowerer.loc = [], stmt.loc
-    args = [ir.Var(a.hint, a.type) if isinstance(a, ir.Var) else a for a in stmt.args]
-    out = ir.Var("out", stmt.outs[0].type)
-    dout = ir.Var("dout", out.type)
-    cts = dict(reverse.call_rule(rule, stmt, {}, out, dout, args=args))
-    results, seeded_args = [], []
-    for k in active:
-        ct = cts.get(k)
-        if ct is None:
-            continue
-        ct = lowerer.atom(ct, None)
-        target = args[k].type
-        if isinstance(target, A.Array) and not isinstance(ct.type, A.Array):
-            ct = lowerer.apply("op.add", [lowerer.zeros_like(args[k]), ct])
-        ct = lowerer.cast(ct, A.Array(target.dtype, ct.type.ndim) if isinstance(ct.type, A.Array)
-                          else A.Scalar(target.dtype, getattr(target, "weak", False)), lowerer.stmts)
-        results.append(ct)
-        seeded_args.append(k)
-    params = [a for a in args if isinstance(a, ir.Var)] + [out, dout]
-    fn = ir.Function("rule", params, ir.Block(params, lowerer.stmts, results), stmt.loc)
-    joint = ReverseMode(Lowerer()).joint(fn, [len(params) - 1], list(range(len(results))))
-    joint.active = seeded_args
-    return joint

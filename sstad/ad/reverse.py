@@ -19,7 +19,7 @@ import inspect
 
 from sstad.ad.activity import active_values, needed_carried
 from sstad.ad.lists import LIST_READS, ListAdjoints, float_list, list_roots
-from sstad.ad.structural import STRUCTURAL, shift_slice, differentiable
+from sstad.ad.structural import shift_slice, differentiable
 from sstad.ad.sweep import Sweep
 from sstad.custom import CustomFunction
 from sstad.errors import SstadError, UnsupportedSyntaxError
@@ -52,6 +52,7 @@ class _Ref:
 
 
 class ReverseMode(ListAdjoints, Sweep):
+    transpose_jvp = None     # set by sstad.ad.transpose: cotangents from a JVP-only custom rule
     def __init__(self, lowerer, callees=None):
         Sweep.__init__(self, lowerer, "<adjoints>")
         self.adjoints = self.scope                 # adjoints live in its environment
@@ -402,8 +403,7 @@ class ReverseMode(ListAdjoints, Sweep):
         if rule is not None:
             pairs = self.call_rule(rule, as_apply, subst, out, douts[0])
         elif custom.jvp is not None:
-            from sstad.ad.forward import transposed_jvp
-            pairs = transposed_jvp(self, custom, stmt, subst, douts[0])
+            pairs = self.transpose_jvp(self, custom, stmt, subst, douts[0])
         else:
             raise UnsupportedSyntaxError(f"`{custom.__name__}` has neither defvjp nor defjvp rules", stmt.loc)
         self.accumulate_args(stmt, pairs)
@@ -423,7 +423,7 @@ class ReverseMode(ListAdjoints, Sweep):
             raise UnsupportedSyntaxError(
                 f"reverse mode through `{prim.name}` of a list built at run time is not supported",
                 stmt.loc, "index the list, or use np.stack / np.array / sum on it")
-        special = STRUCTURAL.get(prim.name)
+        special = prim.structural_vjp
         if special is not None:
             return special(self, stmt, subst, dout)
         if prim.nondiff or not any(self.active(a) for a in stmt.args):

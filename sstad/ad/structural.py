@@ -7,7 +7,7 @@ from sstad.errors import UnsupportedSyntaxError
 from sstad.ir import nodes as ir
 from sstad.ir.clone import atom as mapped
 from sstad.runtime import abstract as A
-from sstad.runtime.primitive import Slot
+from sstad.runtime.primitive import Slot, lookup
 
 
 def differentiable(a):
@@ -109,4 +109,5 @@ def _tensordot(ad, stmt, subst, dout):
         ad.accumulate(x, ct)
 
 
-STRUCTURAL = {"getitem": _getitem, "astype": _astype, "einsum": _einsum, "tensordot": _tensordot}
+for _name, _rule in (("getitem", _getitem), ("astype", _astype), ("einsum", _einsum), ("tensordot", _tensordot)):
+    lookup(_name).structural_vjp = _rule

@@ -204,6 +204,29 @@ def use_counts(block):
     return collections.Counter(a for a in reads if isinstance(a, Var))
 
 
+def last_uses(block):
+    """{var: the position in ``block.stmts`` of the last statement that reads it} (a read
+    anywhere inside a statement's regions counts for that statement; the block's own
+    results are position ``len(block.stmts)``).  A var is live after position k, for a
+    value defined at or before k, exactly when its last use is after k."""
+    last = {}
+    for k, stmt in enumerate(block.stmts):
+        for a in reads(stmt):
+            if isinstance(a, Var):
+                last[a] = k
+    for r in block.results:
+        if isinstance(r, Var):
+            last[r] = len(block.stmts)
+    return last
+
+
+def live_after(block, k):
+    """The vars defined by ``block`` (its parameters, or statements up to position ``k``)
+    that something after position ``k`` still reads."""
+    defined = set(block.params) | {o for stmt in block.stmts[:k + 1] for o in stmt.outs}
+    return {v for v, at in last_uses(block).items() if at > k and v in defined}
+
+
 def is_scalar_const(atom, value=None):
     return isinstance(atom, Const) and isinstance(atom.value, (int, float, np.number)) and (
         value is None or atom.value == value)

@@ -17,7 +17,6 @@ from sstad.ir.clone import substitute
 from sstad.passes import register_pass
 from sstad.runtime import abstract as A
 
-LIKE = ("zeros_like", "ones_like", "empty_like", "full_like", "copy")
 _ids = itertools.count()
 
 
@@ -36,9 +35,9 @@ def _shapes(fn):
     for stmt in ir.walk(fn.body):
         if not isinstance(stmt, ir.Apply) or len(stmt.outs) != 1 or not _is_array(stmt.outs[0]):
             continue
-        out, name = stmt.outs[0], stmt.prim.name
-        if name in LIKE or name == "unbroadcast":
-            source = stmt.args[0] if name in LIKE else stmt.args[1]
+        out, like = stmt.outs[0], stmt.prim.shape_of
+        if like is not None and like < len(stmt.args):
+            source = stmt.args[like]
             if _is_array(source) and source.type.ndim == out.type.ndim:
                 shape[out] = of(source)
         elif stmt.prim.ufunc:

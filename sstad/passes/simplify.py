@@ -15,10 +15,6 @@ from sstad.passes import register_pass
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot
 
-IDENTITIES = {"op.mul": (1, (0, 1)), "op.add": (0, (0, 1)), "op.sub": (0, (1,)),
-              "op.truediv": (1, (1,))}
-
-
 def _same_type(a, b):
     if isinstance(a, A.Scalar) and isinstance(b, A.Scalar):
         return a.dtype == b.dtype
@@ -27,7 +23,7 @@ def _same_type(a, b):
 
 def _identity_operand(stmt):
     """The operand ``stmt`` merely passes through, or None."""
-    rule = IDENTITIES.get(stmt.prim.name)
+    rule = stmt.prim.identity
     if rule is None or not isinstance(stmt.outs[0].type, A.Scalar):
         return None
     neutral, positions = rule
