@@ -109,12 +109,17 @@ def kron(a, b):
     return np.reshape(np.reshape(a, a_shape) * np.reshape(b, b_shape), out_shape)
 
 
+def flat(v):
+    """np.ravel, also of a scalar (which Numba's np.ravel does not take)."""
+    return np.full(1, v) if np.ndim(v) == 0 else np.ravel(v)
+
+
 @composite(np.outer)
 def outer(a, b, out=None):
     """np.outer: both arguments flattened (as NumPy does), a column times a row."""
     if out is not None:
         raise NotImplementedError("np.outer: out= is not supported; use the returned array")
-    return np.ravel(a)[:, None] * np.ravel(b)[None, :]
+    return flat(a)[:, None] * flat(b)[None, :]
 
 
 @composite(np.array_split)
