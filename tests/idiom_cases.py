@@ -143,7 +143,7 @@ def indexed_by_an_argument(x, k):
 
 
 def many_items_indexed(x):
-    items = [x * (j + 1.0) for j in range(9)]
+    items = [x * (j + 1.0) for j in list(range(9))]      # a list literal of 9 arrays
     s = 0.0
     for i in range(9):
         s = s + np.sum(items[i] ** 2) * i

@@ -10,8 +10,7 @@ import numpy as np
 
 from sstad.errors import SstadTypeError, UnsupportedSyntaxError
 from sstad.frontend.builder import FALSE, MISSING
-from sstad.frontend.objects import call_handler as object_call
-from sstad.frontend.pytree import PytreeObject, StaticList, is_atom
+from sstad.frontend.pytree import StaticList, is_atom
 from sstad.frontend.scope import Scope, assigned_names
 from sstad.frontend.source import closure_values, function_node, is_user_function
 from sstad.frontend.values import BoundMethod, Closure, Enumerate, RangeValue, Zip
@@ -76,7 +75,7 @@ class CallLowering:
         name = NUMPY_FUNCTIONS.get(id(func))
         if name is not None:
             return self.call_numpy(name, args, kwargs, node)
-        handler = BUILTINS.get(id(func)) or object_call(func)    # object_call: dataclasses & co.
+        handler = BUILTINS.get(id(func))
         if handler is not None:
             return handler(self, args, kwargs, node)
         if isinstance(func, type) and (issubclass(func, np.generic) or func in SCALAR_TYPES):
@@ -109,7 +108,7 @@ class CallLowering:
         def python(value):                 # a compile-time argument as the Python value
             if isinstance(value, ir.Const):
                 return value.value
-            if is_atom(value) or isinstance(value, (Closure, BoundMethod, RangeValue, Enumerate, Zip, PytreeObject)):
+            if is_atom(value) or isinstance(value, (Closure, BoundMethod, RangeValue, Enumerate, Zip)):
                 raise Runtime
             if isinstance(value, StaticList):
                 return [python(v) for v in value]
@@ -617,24 +616,31 @@ def static_items(self, value, node):
     return self.iteration_space(value, node)
 
 
-def runtime_list(self, space, node, what):
-    """A run-time list of the items of a run-time iteration space (``list(x)``)."""
-    key = "%items"
+def fold(self, space, initial, step):
+    """``acc = initial; for item in space: acc = step(acc, item)`` as a loop over a run-time
+    iteration space; returns the final ``acc``."""
+    key = "%acc"
     saved = self.scope.env.get(key, MISSING)
-    self.scope.env[key] = self.apply("list.new", [], hint="items")
+    self.scope.env[key] = initial
 
-    def append(i):
-        item = space.element(i)
-        if not is_atom(item):
-            raise self.error(UnsupportedSyntaxError, f"{what} of {self.describe(item)} items at run time: "
-                             "a run-time list holds numbers or arrays", node,
-                             "loop over the items with `for` instead")
-        self.apply("list.append", [self.scope.env[key], item], hint="items")
-    self.loop(append, bounds=(space.start, space.stop, space.step))
+    def body(i):
+        self.scope.env[key] = step(self.scope.env[key], space.element(i))
+    self.loop(body, bounds=(space.start, space.stop, space.step))
     out = self.scope.env.pop(key)
     if saved is not MISSING:
         self.scope.env[key] = saved
     return out
+
+
+def runtime_list(self, space, node, what):
+    """A run-time list of the items of a run-time iteration space (``list(x)``)."""
+    def append(items, item):
+        if not is_atom(item):
+            raise self.error(UnsupportedSyntaxError, f"{what} of {self.describe(item)} items at run time: "
+                             "a run-time list holds numbers or arrays", node,
+                             "loop over the items with `for` instead")
+        return self.apply("list.append", [items, item], hint="items")
+    return fold(self, space, self.apply("list.new", [], hint="items"), append)
 
 
 def _list(self, args, kwargs, node):
@@ -703,17 +709,7 @@ def _reduce(self, args, kwargs, node):
     if len(args) < 3:
         raise self.error(SstadTypeError, f"reduce() over {self.describe(seq)} needs an initial value here "
                          "(the sequence may be empty at run time)", node, "pass it: reduce(fn, seq, initial)")
-    key = "%acc"
-    saved = self.scope.env.get(key, MISSING)
-    self.scope.env[key] = args[2]
-
-    def step(i):
-        self.scope.env[key] = self.call(fn, [self.scope.env[key], items.element(i)], {}, node)
-    self.loop(step, bounds=(items.start, items.stop, items.step))
-    out = self.scope.env.pop(key)
-    if saved is not MISSING:
-        self.scope.env[key] = saved
-    return out
+    return fold(self, items, args[2], lambda acc, item: self.call(fn, [acc, item], {}, node))
 
 
 def _operator(arity, lower):
