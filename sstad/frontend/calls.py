@@ -10,7 +10,8 @@ import numpy as np
 
 from sstad.errors import SstadTypeError, UnsupportedSyntaxError
 from sstad.frontend.builder import FALSE, MISSING
-from sstad.frontend.pytree import StaticList, is_atom
+from sstad.frontend.objects import call_handler as object_call
+from sstad.frontend.pytree import PytreeObject, StaticList, is_atom
 from sstad.frontend.scope import Scope, assigned_names
 from sstad.frontend.source import closure_values, function_node, is_user_function
 from sstad.frontend.values import BoundMethod, Closure, Enumerate, RangeValue, Zip
@@ -75,7 +76,7 @@ class CallLowering:
         name = NUMPY_FUNCTIONS.get(id(func))
         if name is not None:
             return self.call_numpy(name, args, kwargs, node)
-        handler = BUILTINS.get(id(func))
+        handler = BUILTINS.get(id(func)) or object_call(func)    # object_call: dataclasses & co.
         if handler is not None:
             return handler(self, args, kwargs, node)
         if isinstance(func, type) and (issubclass(func, np.generic) or func in SCALAR_TYPES):
@@ -108,7 +109,7 @@ class CallLowering:
         def python(value):                 # a compile-time argument as the Python value
             if isinstance(value, ir.Const):
                 return value.value
-            if is_atom(value) or isinstance(value, (Closure, BoundMethod, RangeValue, Enumerate, Zip)):
+            if is_atom(value) or isinstance(value, (Closure, BoundMethod, RangeValue, Enumerate, Zip, PytreeObject)):
                 raise Runtime
             if isinstance(value, StaticList):
                 return [python(v) for v in value]
