@@ -110,3 +110,20 @@ def test_a_numpy_function_or_a_number_is_not_a_function_to_compile():
         sstad.grad(np.sin)(0.3)
     with pytest.raises(TypeError, match="takes a function, not int"):
         sstad.grad(42)
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_rebound_globals_are_seen(backend, monkeypatch):
+    """Rebinding a global object, tuple of arrays or tuple of numbers recompiles or is
+    read afresh; a default argument is not confused with a global of the same name."""
+    x = np.arange(2.0)
+    fns = [tc.scaled_by_rebound_config, tc.times_second_of_pair, tc.times_second_factor,
+           tc.with_a_default_array]
+    compiled = [sstad.jit(fn, backend=backend) for fn in fns]
+    for fn, jitted in zip(fns, compiled):
+        assert jitted(x) == fn(x)
+    monkeypatch.setattr(tc, "CONFIG", tc.Config(5.0, np.ones(3)))
+    monkeypatch.setattr(tc, "PAIR", (np.ones(2), np.full(2, 7.0)))
+    monkeypatch.setattr(tc, "FACTORS", (1.0, 9.0))
+    for fn, jitted in zip(fns, compiled):
+        assert jitted(x) == fn(x), fn.__name__

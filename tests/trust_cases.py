@@ -109,3 +109,24 @@ def variance_method_with_ddof(a):
 
 def max_with_positional_keepdims(a):
     return np.sum(np.max(a, 0, None, True) * np.arange(4.0))
+
+
+PAIR = (np.ones(2), np.full(2, 3.0))      # a global tuple of arrays
+FACTORS = (1.0, 2.0)                      # a global tuple of numbers
+w = np.full(2, 100.0)                     # the same name as a default argument below
+
+
+def scaled_by_rebound_config(x):
+    return np.sum(x * CONFIG.scale)
+
+
+def times_second_of_pair(x):
+    return np.sum(x * PAIR[1])
+
+
+def times_second_factor(x):
+    return np.sum(x * FACTORS[1])
+
+
+def with_a_default_array(x, w=np.ones(2)):
+    return np.sum(x * w)

@@ -230,9 +230,9 @@ class CallLowering:
         out = {}
         positional = params.args[len(params.args) - len(fn.__defaults__ or ()):]
         for p, value in zip(positional, fn.__defaults__ or ()):
-            out[p.id] = self.static(value, p.id)
+            out[p.id] = self.static(value, p.id, "value")
         for key, value in (fn.__kwdefaults__ or {}).items():
-            out[key] = self.static(value, key)
+            out[key] = self.static(value, key, "value")
         return out
 
     def inline(self, fn, fn_node, filename, args, kwargs, node, parent, closure_defaults=()):

@@ -105,6 +105,9 @@ class ExpressionLowering:
         where, value = resolve(self.scope, name)
         if where in ("global", "cell") and isinstance(value, (bool, int, float, complex, np.generic)):
             self.frozen.append(self.frozen_constant(name, where, value))
+        elif where in ("global", "cell") and not isinstance(value, (np.ndarray, types.ModuleType, type)) \
+                and not callable(value):
+            self.frozen.append(self.value_guard(name, where, value))    # tuples, configs, ...
         if where == "local":
             return value
         if where == "unbound":
@@ -113,18 +116,23 @@ class ExpressionLowering:
             raise self.error(SstadTypeError, f"name `{name}` is not defined", node)
         return self.static(value, name, where, node)
 
-    def static(self, value, name="", where="global", node=None):
-        """A Python object from globals, a closure cell or a default argument."""
+    def static(self, value, name="", where="global", node=None, path=(), container=None):
+        """A Python object from globals, a closure cell (``where``), an attribute of
+        ``container`` (``"attr"``) or a default argument (``"value"``); ``path``: where it
+        sits inside that value (arrays are fetched from there at each call)."""
+        if where == "value" and container is None:
+            container = value
         if isinstance(value, (bool, int, float, complex, np.generic)):
             return ir.Const(value)
         if isinstance(value, np.ndarray):
-            return self.capture(value, name, where, node)
+            return self.capture(value, name, where, node, container=container, path=path)
+        inner = lambda v, k: self.static(v, name, where, node, path + (k,), container)   # noqa: E731
         if type(value) is tuple:
-            return tuple(self.static(v, name, where, node) for v in value)
+            return tuple(inner(v, k) for k, v in enumerate(value))
         if type(value) is list:
-            return StaticList(self.static(v, name, where, node) for v in value)
+            return StaticList(inner(v, k) for k, v in enumerate(value))
         if type(value) is dict:
-            return {k: self.static(v, name, where, node) for k, v in value.items()}
+            return {k: inner(v, k) for k, v in value.items()}
         return value
 
     # --- containers ------------------------------------------------------------
@@ -336,7 +344,7 @@ class ExpressionLowering:
         if isinstance(value, np.ndarray):
             return self.capture(value, attr, "attr", node, container=obj)
         self.frozen.append(self.attribute_guard(obj, attr, value))
-        return self.static(value, attr, "attr", node)
+        return self.static(value, attr, "attr", node, container=obj)
 
     def expr_Subscript(self, node):
         return self.subscript(self.expr(node.value), self.index_of(node.slice), node)

@@ -32,16 +32,17 @@ class Capture:
     It becomes a parameter of the entry function, fetched afresh at every call, so
     rebinding the global is seen and Numba never freezes it as a constant."""
 
-    def __init__(self, name, where, container, value, var, frozen=None):
+    def __init__(self, name, where, container, value, var, frozen=None, path=()):
         self.name, self.where, self.container, self.var = name, where, container, var
         self.type = A.of_value(value)
         self.frozen = frozen
+        self.path = path         # where in the global's tuple/list/dict the array sits
 
     def still_valid(self):
         """Is the captured value still of the compiled type (and value, for numbers)?"""
         try:
             value = self.fetch()
-        except (KeyError, ValueError):
+        except (KeyError, ValueError, IndexError, TypeError):
             return False
         if self.frozen is not None:
             return type(value) is type(self.frozen) and value == self.frozen
@@ -49,10 +50,46 @@ class Capture:
 
     def fetch(self):
         if self.where == "cell":
-            return self.container.cell_contents
-        if self.where == "attr":
-            return getattr(self.container, self.name)
-        return self.container[self.name]
+            value = self.container.cell_contents
+        elif self.where == "attr":
+            value = getattr(self.container, self.name)
+        elif self.where == "value":          # a default argument: the object itself
+            value = self.container
+        else:
+            value = self.container[self.name]
+        for key in self.path:
+            value = value[key]
+        return value
+
+
+def fingerprint(value):
+    """What compiled code assumes about a global's value: numbers and strings by value,
+    arrays by dtype and rank (their contents are read at each call), containers by their
+    structure, any other object by identity (its attributes have guards of their own)."""
+    if isinstance(value, (bool, int, float, complex, str, bytes, np.generic, type(None))):
+        return (type(value), value)
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype, value.ndim)
+    if type(value) in (tuple, list):
+        return (type(value), tuple(fingerprint(v) for v in value))
+    if type(value) is dict:
+        return (dict, tuple((k, fingerprint(v)) for k, v in value.items()))
+    return ("object", id(value))
+
+
+class ValueGuard(Capture):
+    """A global or closure variable holding a structure or an object: checked before each
+    call, so rebinding it (or changing a number inside it) recompiles."""
+
+    def __init__(self, name, where, container, value):
+        super().__init__(name, where, container, value, None, frozen=True)
+        self.expected = fingerprint(value)
+
+    def still_valid(self):
+        try:
+            return fingerprint(self.fetch()) == self.expected
+        except (KeyError, ValueError):
+            return False
 
 
 class AttributeGuard:
@@ -99,8 +136,11 @@ class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
     def attribute_guard(self, obj, attr, value):
         return AttributeGuard(obj, attr, value)
 
-    def capture(self, value, name, where, node, container=None):
-        key = id(value)
+    def value_guard(self, name, where, value):
+        return ValueGuard(name, where, self._container_of(name, where), value)
+
+    def capture(self, value, name, where, node, container=None, path=()):
+        key = (id(value), path)
         if key not in self.captures or not self.in_entry:
             if not self.in_entry:
                 raise self.error(UnsupportedSyntaxError,
@@ -108,7 +148,7 @@ class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
                                  "pass the array as an argument")
             container = container if container is not None else self._container_of(name, where)
             var = ir.Var(name or "g", A.of_value(value))
-            self.captures[key] = Capture(name, where, container, value, var)
+            self.captures[key] = Capture(name, where, container, value, var, path=path)
         return self.captures[key].var
 
     def frozen_constant(self, name, where, value):
