@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from sstad.ad.activity import active_values
-from sstad.ad.lists import float_list, list_roots
+from sstad.ad.lists import float_list, forward_list_write, list_roots
 from sstad.ad.structural import differentiable
 from sstad.ad.sweep import Sweep
 from sstad.ad.transpose import transposed_rule
@@ -193,6 +193,8 @@ class ForwardMode(Sweep):
                 value = self.L.cast(self.L.atom(value, None), dl.type.elem, self.L.stmts)
                 self.tan[out] = self.L.apply("list.append", [dl, value], hint=dl.hint)
             return
+        if name == "setitem" and isinstance(x.type, A.ListOf):
+            return forward_list_write(self, stmt, subst, args, tans)
         if not self.active(out):
             self.L.stmts.append(clone_stmt(stmt, subst))
             return

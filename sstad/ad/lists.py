@@ -1,14 +1,16 @@
-"""Reverse mode through run-time lists (``[]`` + ``append``, comprehensions).
+"""Run-time lists (``[]`` + ``append``, comprehensions, ``L[i] = v``) in both modes.
 
-Every version of a list is one Python list that only grows, so its adjoint is one list
-of element adjoints, indexed by position.  When a loop body is recomputed in the
-backward sweep the list is already complete: its appends are skipped and its length is
-*virtual*: the taped length at the iteration's start plus the appends so far
-(``saved["virtual"]``: list -> (length atom, count)).
+Every version of a list is one Python list, so its adjoint is one list of element
+adjoints, indexed by position; a write ``L[i] = v`` hands ``dL[i]`` to ``v`` and zeroes it.
+When a loop body is recomputed in the backward sweep the list is already complete: its
+appends are skipped and its length is *virtual*: the taped length at the iteration's
+start plus the appends so far (``saved["virtual"]``: list -> (length atom, count)).  A
+loop that writes into a list tapes its items instead, at the start of every iteration,
+and the backward sweep recomputes each iteration on a list rebuilt from that tape.
 """
-from sstad.errors import UnsupportedSyntaxError
+from sstad.errors import SstadError, UnsupportedSyntaxError
 from sstad.ir import nodes as ir
-from sstad.ir.clone import atom as mapped
+from sstad.ir.clone import atom as mapped, clone_stmt
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot, lookup, parameters
 
@@ -40,6 +42,27 @@ def list_roots(block, roots):
 
 
 LIST_READS = ("getitem", "builtin.sum", "array", "stack")   # what reverse mode reads lists with
+
+
+def list_ops(block, root, roots, name):
+    """The applications of ``name`` (``setitem``, ``list.append``) to versions of the list
+    ``root`` in ``block`` and its nested regions."""
+    return [s for s in ir.walk(block) if isinstance(s, ir.Apply) and s.prim.name == name and s.args
+            and isinstance(s.args[0].type, A.ListOf) and roots.get(s.args[0], s.args[0]) is root]
+
+
+def write_position(lowerer, stmt, index, length):
+    """The position ``L[index] = v`` writes, in ``[0, length)`` (negative indices count from
+    the end); a slice is refused at the user's line."""
+    (item,) = stmt.params["index"]
+    if isinstance(item, Slot):
+        index = index[0]
+    elif isinstance(item, int):
+        index = ir.Const(item)
+    else:
+        raise UnsupportedSyntaxError("derivatives through a slice assignment into a list are not supported",
+                                     stmt.loc, "write one item at a time: `L[i] = v`")
+    return lowerer.apply("op.mod", [index, length], hint="i")
 
 
 class ListAdjoints:
@@ -77,6 +100,10 @@ class ListAdjoints:
                 subst[stmt.outs[0]] = lst
                 return True
             return False
+        if name == "setitem":
+            saved["position", stmt] = write_position(self.L, stmt, [mapped(a, subst) for a in stmt.args[2:]],
+                                                     self.list_length(lst, saved))
+            return False
         if name == "builtin.len" and lst in virtual:
             subst[stmt.outs[0]] = self.list_length(lst, saved)
             return True
@@ -85,6 +112,15 @@ class ListAdjoints:
                 raise UnsupportedSyntaxError("reverse mode: reading a whole list while a loop builds it",
                                              stmt.loc, "read it after the loop")
             saved[stmt] = self.list_length(lst, saved)
+            items = stmt.params["index"] if name == "getitem" else ()
+            item = items[0] if len(items) == 1 else None
+            if lst in virtual and isinstance(item, int):
+                # the complete list: an index from the end counts from the virtual length
+                index = mapped(stmt.args[item], subst) if isinstance(item, Slot) else ir.Const(item)
+                position = self.L.apply("op.mod", [index, saved[stmt]], hint="i")
+                subst[stmt.outs[0]] = self.L.apply("getitem", [lst, position], {"index": (Slot(1),)},
+                                                   hint=stmt.outs[0].hint)
+                return True
         return False
 
     def list_adjoint(self, var):
@@ -102,21 +138,84 @@ class ListAdjoints:
     def put_list_adjoint(self, var, value):
         self.adjoints.env[f"dlist#{self.roots.get(var, var).id}"] = value
 
-    def back_list_write(self, stmt, index_atoms):
-        """``L[i] = v``: v's cotangent is dL[i], which the write then zeroes."""
+    def back_list_write(self, stmt, saved):
+        """``L[i] = v``: v's cotangent is dL[i], which the write then zeroes (the item it
+        overwrote, ``saved[stmt]``, no longer reaches the result through the list)."""
         dl = self.list_adjoint(stmt.outs[0])
         if dl is None:
             return
-        position = index_atoms[0]
+        position = saved["position", stmt]
         if self.active(stmt.args[1]):
             self.accumulate(stmt.args[1], self.L.apply("getitem", [dl, position], {"index": (Slot(1),)},
                                                         hint="d" + stmt.args[1].hint))
-        zero = ir.Const(0.0, dl.type.elem) if isinstance(dl.type.elem, A.Scalar) else None
-        if zero is None:
-            raise UnsupportedSyntaxError("reverse mode through writes into a list of arrays is not supported",
-                                         stmt.loc, "keep the values in a preallocated array")
+        elem = dl.type.elem
+        zero = ir.Const(0.0, elem) if isinstance(elem, A.Scalar) else self.L.zeros_like(saved[stmt], dl.hint)
         self.put_list_adjoint(stmt.outs[0], self.L.apply("setitem", [dl, zero, position], {"index": (Slot(2),)},
                                                          hint=dl.hint))
+
+    # --- loops that write into a list: the list's items are taped every iteration --------
+    def list_written(self, loop, param):
+        """Does ``loop`` write into the list ``param`` (one of its carried values)?"""
+        root = self.roots.get(param, param)
+        if not list_ops(loop.body, root, self.roots, "setitem"):
+            return False
+        if list_ops(loop.body, root, self.roots, "list.append"):
+            raise UnsupportedSyntaxError(
+                "reverse mode through a loop that both appends to a list and writes into it is not supported",
+                loop.loc, "build the list in one loop, then update its items in another")
+        return True
+
+    def list_tape_type(self, loop, param):
+        """A loop's tape of the carried list ``param``: its items (if the loop writes into
+        it), else its lengths."""
+        return A.ListOf(param.type.elem if self.list_written(loop, param) else A.I64)
+
+    def push_list(self, loop, param, lst, tape):
+        """At an iteration's start: push ``lst`` (the carried ``param``) on its tape."""
+        if not self.list_written(loop, param):
+            return self.L.apply("list.append", [tape, self.L.apply("builtin.len", [lst], hint="n")], hint=tape.hint)
+        key = f"%tape#{tape.id}"
+        self.adjoints.env[key] = tape
+
+        def push(k):
+            item = self.L.apply("getitem", [lst, k], {"index": (Slot(1),)}, hint=lst.hint)
+            self.adjoints.env[key] = self.L.apply("list.append", [self.adjoints.env[key], item], hint=tape.hint)
+        # (an index name of its own: this loop is built inside a loop body the builder does
+        # not see, so it must not carry what loops at the same site carried)
+        self.L.loop(push, bounds=(ir.Const(0), self.L.apply("builtin.len", [lst], hint="n"), ir.Const(1)),
+                    index_hint="m")
+        return self.adjoints.env.pop(key)
+
+    def list_at_iteration(self, loop, param, final, tape, j, trips, local):
+        """The carried list ``param`` as the backward sweep's recomputation of iteration
+        ``j`` sees it.  A loop that writes into it: a list rebuilt from the items taped at
+        that iteration's start.  A loop that only appends: the complete list ``final``
+        with a virtual length (its appends are skipped), or, where an inner loop appends
+        (inner loops are recomputed as they ran), its first ``tape[j]`` items as a list."""
+        root = self.roots.get(param, param)
+        if self.list_written(loop, param):
+            size = self.L.apply("op.floordiv", [self.L.apply("builtin.len", [tape], hint="n"), trips], hint="n")
+            return self.rebuilt_list(loop, param, tape, self.L.apply("op.mul", [j, size], hint="start"), size)
+        length = self.L.apply("getitem", [tape, j], {"index": (Slot(1),)}, hint="n")
+        if any(isinstance(s, (ir.For, ir.While)) and list_ops(s.body, root, self.roots, "list.append")
+               for s in ir.walk(loop.body)):
+            return self.rebuilt_list(loop, param, final, ir.Const(0), length)
+        local["virtual"][final] = (length, 0)
+        return final
+
+    def rebuilt_list(self, loop, param, source, start, size):
+        """A new list of ``source[start:start + size]``."""
+        rebuilt = ir.Var(param.hint, A.ListOf(param.type.elem))
+        self.L.stmts.append(ir.Apply([rebuilt], lookup("list.new"), [], {}, loop.loc))
+        key = f"%rebuilt#{rebuilt.id}"
+        self.adjoints.env[key] = rebuilt
+
+        def take(k):
+            at = self.L.apply("op.add", [start, k], hint="k")
+            item = self.L.apply("getitem", [source, at], {"index": (Slot(1),)}, hint=param.hint)
+            self.adjoints.env[key] = self.L.apply("list.append", [self.adjoints.env[key], item], hint=param.hint)
+        self.L.loop(take, bounds=(ir.Const(0), size, ir.Const(1)), index_hint="k")
+        return self.adjoints.env.pop(key)
 
     def add_to_list_adjoint(self, lst, position, ct):
         """dL[position] += ct."""
@@ -174,3 +273,18 @@ def stacking_axis(stmt, dout):
     if not isinstance(axis, int) or isinstance(axis, Slot):
         raise UnsupportedSyntaxError("np.stack needs a constant axis", stmt.loc)
     return axis % dout.type.ndim
+
+
+def forward_list_write(fm, stmt, subst, args, tans):
+    """``L[i] = v`` in forward mode (``fm``, a ForwardMode): the same write into L's tangent
+    list, of v's tangent (zero if v is inactive)."""
+    fm.L.stmts.append(clone_stmt(stmt, subst))
+    out = stmt.outs[0]
+    if not fm.active(out):
+        return
+    dl = fm.tan.get(stmt.args[0])
+    if dl is None:
+        raise SstadError("internal: an active list without a tangent list", stmt.loc)
+    value = tans[1] if tans[1] is not None else fm.zeros(stmt.args[1], args[1])
+    value = fm.L.cast(fm.L.atom(value, None), dl.type.elem, fm.L.stmts)
+    fm.tan[out] = fm.L.apply("setitem", [dl, value] + args[2:], dict(stmt.params), hint=dl.hint)

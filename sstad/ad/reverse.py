@@ -297,8 +297,9 @@ class ReverseMode(ListAdjoints, Sweep):
         untaped = {p for p in stmt.body.params if self.write_only(stmt, p)}
         self.untaped[stmt] = untaped
         tapes = []
-        for p in stmt.body.params:                  # a list is taped by its length
-            tape = ir.Var("tape_" + p.hint, A.ListOf(A.I64 if isinstance(p.type, A.ListOf) else p.type))
+        for p in stmt.body.params:                  # a list: see list_tape_type
+            tape = ir.Var("tape_" + p.hint, self.list_tape_type(stmt, p) if isinstance(p.type, A.ListOf)
+                          else A.ListOf(p.type))
             self.L.stmts.append(ir.Apply([tape], lookup("list.new"), [], {}, stmt.loc))
             tapes.append(tape)
         body_subst = dict(subst)
@@ -317,8 +318,9 @@ class ReverseMode(ListAdjoints, Sweep):
                     pushed.append(t)
                     continue
                 if isinstance(p.type, A.ListOf):
-                    value = self.L.apply("builtin.len", [p], hint="n")
-                elif (written is not None and isinstance(p.type, A.Array)
+                    pushed.append(self.push_list(stmt, original, p, t))
+                    continue
+                if (written is not None and isinstance(p.type, A.Array)
                       and self.tape_needs_copy(stmt, original, written)):
                     value = self.L.copy_of(p, p.hint)
                 pushed.append(self.L.apply("list.append", [t, value], hint=t.hint))
@@ -477,7 +479,7 @@ class ReverseMode(ListAdjoints, Sweep):
             self.L.apply("setitem", [x_now, old] + index_atoms, {"index": stmt.params["index"], "keep": True},
                          hint=x_now.hint)
             if isinstance(out.type, A.ListOf):
-                return self.back_list_write(stmt, index_atoms)
+                return self.back_list_write(stmt, saved)
             if dout is None:
                 return
             read = tuple(Slot(i - 1) if isinstance(i, Slot) else shift_slice(i) for i in stmt.params["index"])
@@ -597,10 +599,8 @@ class ReverseMode(ListAdjoints, Sweep):
                     sub[p] = self.L.apply("op.add", [mapped(stmt.start, subst), stride], hint=p.hint)
                 elif p in untaped:                # written only: the final array serves
                     sub[p] = mapped(stmt.outs[params.index(p)], subst)
-                elif p in lists:                  # the complete list, as long as it was then
-                    sub[p] = mapped(lists[p], subst)
-                    local["virtual"][sub[p]] = (self.L.apply("getitem", [tape, j], {"index": (Slot(1),)},
-                                                             hint="n"), 0)
+                elif p in lists:
+                    sub[p] = self.list_at_iteration(stmt, p, mapped(lists[p], subst), tape, j, n, local)
                 else:
                     sub[p] = self.L.apply("getitem", [tape, j], {"index": (Slot(1),)}, hint=p.hint)
             self.forward(stmt.body.stmts, sub, local)
