@@ -1,0 +1,36 @@
+"""Composites that build index arrays: the triangle and diagonal index functions."""
+import numpy as np
+
+from sstad.runtime.composites import composite, static_range
+
+
+def triangle_indices(n, cols, lo, hi):
+    """Row and column indices, row by row, of the entries (i, j) of an n x cols grid with
+    ``lo <= j - i < hi`` (NumPy's order for triu_indices and tril_indices).  No loops and
+    no writes: nothing for the backward sweep to recompute or restore."""
+    flat = np.arange(n * cols)
+    rows = flat // cols if cols > 0 else flat
+    columns = flat - rows * cols
+    keep = (columns - rows >= lo) & (columns - rows < hi)
+    return rows[keep], columns[keep]
+
+
+@composite(np.triu_indices)
+def triu_indices(n, k=0, m=None):
+    """np.triu_indices: the indices of the upper triangle (on and above diagonal ``k``)."""
+    cols = n if m is None else m
+    return triangle_indices(n, cols, k, cols)
+
+
+@composite(np.tril_indices)
+def tril_indices(n, k=0, m=None):
+    """np.tril_indices: the indices of the lower triangle (on and below diagonal ``k``)."""
+    cols = n if m is None else m
+    return triangle_indices(n, cols, -n, k + 1)
+
+
+@composite(np.diag_indices)
+def diag_indices(n, ndim=2):
+    """np.diag_indices: ``ndim`` copies of ``arange(n)``."""
+    idx = np.arange(n)
+    return tuple(idx for _ in static_range(ndim))
