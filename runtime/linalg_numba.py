@@ -295,6 +295,18 @@ def _pinv_core(m, rcond, hermitian, rtol):
 _define_unary(stacked_pinv, _pinv_core, 2)
 
 
+def _lstsq_part(part):
+    def build(a, b, rcond=None):
+        if isinstance(rcond, (types.NoneType, types.Omitted)) or rcond is None:
+            return lambda a, b, rcond=None: np.linalg.lstsq(a, b)[part]
+        return lambda a, b, rcond=None: np.linalg.lstsq(a, b, rcond)[part]
+    return build
+
+
+overload(lstsq_x)(_lstsq_part(0))
+overload(lstsq_residuals)(_lstsq_part(1))
+
+
 @overload(stacked_matmul)
 def _matmul_numba(x1, x2):
     if not (isinstance(x1, types.Array) and isinstance(x2, types.Array)):
