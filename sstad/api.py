@@ -5,6 +5,8 @@ import functools
 import warnings
 
 import numba
+import numpy as np
+
 from sstad.backend import targets  # noqa: F401  (registers the python and numba backends)
 from sstad.backend.base import BACKENDS, get_backend
 from sstad.backend.python import emit_module
@@ -55,7 +57,18 @@ class Compiled:
         out = get_backend(backend).call(self.callable(backend), leaves)
         count = len(self.module.entry.body.results)
         flat = [] if count == 0 else [out] if count == 1 else list(out)
+        flat = [_as_declared(v, r.type) for v, r in zip(flat, self.module.entry.body.results)]
         return unflatten(self.out_tree, flat, list_type=list)
+
+
+def _as_declared(value, aval):
+    """A result with the dtype NumPy gives (Numba's float32 reductions return float64)."""
+    if isinstance(aval, A.Scalar) and not aval.weak and isinstance(value, (float, np.floating)) \
+            and np.dtype(type(value)) != aval.dtype:
+        return aval.dtype.type(value)
+    if isinstance(aval, A.Array) and isinstance(value, np.ndarray) and value.dtype != aval.dtype:
+        return value.astype(aval.dtype)
+    return value
 
 
 def _signature(args):

@@ -100,13 +100,16 @@ class FunctionEmitter:
 
     def expression(self, stmt):
         args = [self.atom(a) for a in stmt.args]
-        if stmt.prim.elementwise and isinstance(stmt.outs[0].type, A.Array):
-            out_dtype = stmt.outs[0].type.dtype
+        out = stmt.outs[0].type if stmt.outs else None
+        narrow = isinstance(out, (A.Array, A.Scalar)) and out.dtype.kind == "f" and out.dtype.itemsize < 8
+        if stmt.prim.elementwise and (isinstance(out, A.Array) or narrow):
+            # Numba promotes float32 with a Python or int64 scalar to float64 (NumPy's
+            # NEP 50 does not): give such operands the result's dtype
             for i, a in enumerate(stmt.args):
                 t = a.type
-                if isinstance(t, A.Scalar) and t.dtype != out_dtype and t.dtype.kind in "fc" \
-                        and out_dtype.kind in "fc":
-                    args[i] = f"np.{out_dtype.name}({args[i]})"     # keep float32 float32
+                if isinstance(t, A.Scalar) and t.dtype != out.dtype and out.dtype.kind in "fc" and (
+                        t.dtype.kind in "fc" or t.dtype.kind in "iu" and narrow):
+                    args[i] = f"np.{out.dtype.name}({args[i]})"
         return self.backend.lower(stmt.prim)(args, stmt.params, [a.type for a in stmt.args])
 
     def stmt_Apply(self, stmt, depth):

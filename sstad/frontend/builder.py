@@ -53,6 +53,7 @@ class Builder:
         self.scopes = []
         self.loc = None
         self.loop_seeds = {}     # loop site -> the carried values it settled on last time
+        self.last_version = {}   # an array written in place -> its next version
 
     # --- emitting --------------------------------------------------------------
     def error(self, cls, message, node=None, hint=None):
@@ -75,8 +76,13 @@ class Builder:
         out = ir.Var(hint, out_type)
         self.stmts.append(ir.Apply([out], prim, list(args), params, self.loc))
         if prim.mutates:
+            self.last_version[args[0]] = out
             self.rebind(args[0], out)
+            self.after_write(args[0], out)
         return out
+
+    def after_write(self, old, new):
+        """A hook: ``old`` was written in place and is now ``new``."""
 
     def copy_of(self, atom, hint="%t"):
         """``np.copy(atom)``: an array of its own."""
@@ -185,9 +191,10 @@ class Builder:
             return (then_thunk if cond.value else else_thunk)()
         loc = self.loc
         state0 = self.get_state()
+        derived = self.derived_views(state0)
         sides = [self.region(thunk, state0) for thunk in (then_thunk, else_thunk)]
         states = [{**s, (-1, "%value"): r} for _, s, r in sides]
-        keys = [k for k in {**states[0], **states[1]}]
+        keys = [k for k in {**states[0], **states[1]} if not self.still_derived(k, derived, states)]
         outs, results, joined = [], ([], []), []
         after = dict(state0)
         for key in keys:
@@ -218,8 +225,46 @@ class Builder:
             self.stmts.append(ir.If(outs, cond, ir.Block([], sides[0][0], results[0]),
                                     ir.Block([], sides[1][0], results[1]), loc))
         self.loc = loc
+        self.rederive(derived, after, [k for k in derived if k not in keys])
         self.set_state(after)
         return value
+
+    # --- views across joins ------------------------------------------------------
+    def derived_views(self, state):
+        """{key: (its base's key, the view's origin)} for names bound to a view of an array
+        that another name holds: across a join the view is made again from the joined
+        base, instead of joining two views (whose base would be unknown)."""
+        origins = getattr(self, "view_origin", {})
+        holder = {id(v): k for k, v in state.items() if is_atom(v)}
+        out = {}
+        for key, v in state.items():
+            origin = origins.get(v) if is_atom(v) else None
+            if origin is not None and id(origin.args[0]) in holder and holder[id(origin.args[0])] != key:
+                out[key] = (holder[id(origin.args[0])], origin)
+        return out
+
+    def still_derived(self, key, derived, states):
+        """Is ``key`` on every path still a view of its base, made the same way?"""
+        if key not in derived:
+            return False
+        base_key, origin = derived[key]
+        origins = getattr(self, "view_origin", {})
+        for state in states:
+            v, base = state.get(key, MISSING), state.get(base_key, MISSING)
+            o = origins.get(v) if is_atom(v) else None
+            if o is None or o.args[0] is not base or o.prim is not origin.prim or o.params != origin.params \
+                    or o.args[1:] != origin.args[1:]:
+                return False
+        return True
+
+    def rederive(self, derived, state, keys):
+        """Make the views ``keys`` again from their bases' values in ``state``."""
+        for key in keys:
+            base_key, origin = derived[key]
+            fresh = self.apply(origin.prim.name, [state[base_key]] + list(origin.args[1:]), dict(origin.params),
+                               hint=origin.outs[0].hint)
+            self.view(fresh, state[base_key])
+            state[key] = fresh
 
     def join_views(self, joined, after):
         """``[(out, its inputs on each path)]``: an array joined from a view, or from an
@@ -246,6 +291,16 @@ class Builder:
         # checks it, so a stale seed only costs another round.
         site = (loc, index_hint, cond_thunk is None)
         carry = {k: v for k, v in self.loop_seeds.get(site, {}).items() if k in state0}
+        derived = self.derived_views(state0)
+
+        def with_views(thunk, *a):
+            """Views of carried arrays are made again from the carried arrays."""
+            def run():
+                state = self.get_state()
+                self.rederive(derived, state, [k for k in derived if derived[k][0] in carry and k not in carry])
+                self.set_state(state)
+                return thunk(*a)
+            return run
         for _ in range(MAX_FIXPOINT):
             params, start_state = [], dict(state0)
             for key, (treedef, types) in carry.items():
@@ -254,11 +309,13 @@ class Builder:
                 start_state[key] = unflatten(treedef, leaves)
             index = ir.Var(index_hint, A.I64) if bounds is not None else None
             if cond_thunk is not None:
-                cond_stmts, _, cond = self.region(cond_thunk, start_state)
+                cond_stmts, _, cond = self.region(with_views(cond_thunk), start_state)
             body_stmts, end_state, _ = self.region(
-                (lambda: body_thunk(index)) if index is not None else body_thunk, start_state)
+                with_views(body_thunk, index) if index is not None else with_views(body_thunk), start_state)
             new_carry = {}
             for key in {**start_state, **end_state}:
+                if key in derived and self.still_derived(key, derived, [end_state]):
+                    continue             # made again from its base (with_views, and below)
                 start, end = start_state.get(key, MISSING), end_state.get(key, MISSING)
                 if key not in carry and (end is MISSING or same_value(start, end)):
                     continue
@@ -297,6 +354,7 @@ class Builder:
             stmt = ir.For(outs, inits, start, stop, step,
                           ir.Block([index] + params, body_stmts, results), loc)
         self.stmts.append(stmt)
+        self.rederive(derived, after, [k for k in derived if derived[k][0] in carry and k not in carry])
         self.set_state(after)
 
 

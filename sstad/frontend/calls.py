@@ -301,7 +301,13 @@ class CallLowering:
             args = [args[0], tuple(args[1:])]
         atoms = []
 
+        def atom_of(value):
+            atoms.append(value)
+            return Slot(len(atoms) - 1)
+
         def layout_of(value):
+            if isinstance(value, Slot):
+                return value
             if isinstance(value, (tuple, StaticList)):
                 return tuple(layout_of(v) for v in value)
             if isinstance(value, ir.Const):
@@ -318,6 +324,13 @@ class CallLowering:
             args, kwargs = bind(lookup(name).signature, args, kwargs)
         except TypeError as exc:
             raise self.error(SstadTypeError, f"np.{name}(): {exc}", node) from None
+        if lookup(name).elementwise:
+            # numbers an elementwise function combines with arrays are operands, so the
+            # emitter can keep their float32 float32 (Numba promotes `f32_array, 0.0`)
+            args = tuple(ir.Const(a) if isinstance(a, (int, float)) and not isinstance(a, bool) else a
+                         for a in args)
+            args = tuple(atom_of(a) if isinstance(a, ir.Const) and not isinstance(a.value, (bool, np.bool_))
+                         and isinstance(a.value, (int, float, np.number)) else a for a in args)
         layout = (tuple(layout_of(a) for a in args), {k: layout_of(v) for k, v in kwargs.items()})
         view = lookup(name).view
         hint = next((a.hint for a in atoms if isinstance(a, ir.Var)), "%t") if view else "%t"
@@ -594,7 +607,8 @@ def _isinstance(self, args, kwargs, node):
 
 def _print(self, args, kwargs, node):
     raise self.error(UnsupportedSyntaxError, "print() is not supported in compiled code", node,
-                     "return the values you want to see, or use backend='python' while debugging")
+                     "return the values you want to see, or call the plain Python function "
+                     "(`f.__wrapped__` of an `sstad.jit` function) to print while debugging")
 
 
 # --- containers: list(), tuple(), dict() ------------------------------------------

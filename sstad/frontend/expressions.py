@@ -481,10 +481,6 @@ class ExpressionLowering:
                 layout.append(slot(item))
         return atoms, tuple(layout)
 
-    def view(self, out, base):
-        """Remember that ``out`` shares memory with ``base`` (writes through it are refused)."""
-        self.views.add(out)
-        return out
 
 
 def literal_index(i, n):

@@ -20,6 +20,7 @@ from sstad.frontend.pytree import (NamedTupleValue, PytreeObject, flatten, is_at
 from sstad.frontend.scope import Scope, assigned_names
 from sstad.frontend.source import closure_values, function_node, loc_of
 from sstad.frontend.statements import StatementLowering
+from sstad.frontend.views import ViewWrites
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
 
@@ -112,12 +113,13 @@ class AttributeGuard:
             return False
 
 
-class Lowerer(Builder, StatementLowering, ExpressionLowering, CallLowering):
+class Lowerer(ViewWrites, Builder, StatementLowering, ExpressionLowering, CallLowering):
     def __init__(self):
         super().__init__()
         self.scope = None
         self.inlining = []
         self.views = set()
+        self.view_origin = {}        # a view -> the statement that made it (sstad/frontend/views.py)
         self.captures = {}
         self.frozen = []             # global numbers compiled in as constants
         self.functions = {}          # recursion: (fn, signature) -> [Function | None, guess]

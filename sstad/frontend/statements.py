@@ -109,11 +109,9 @@ class StatementLowering:
             current = self.lookup(target.id, target)
             rhs = self.expr(node.value)
             if is_atom(current) and isinstance(current.type, A.Array) and op in self.INPLACE:
-                if current in self.views:
-                    raise self.error(AliasingError, "updating in place an array that may share memory with "
-                                     "another (a slice, reshape or transpose, or an array chosen by "
-                                     "an `if` or a loop)", node,
-                                     "write `y = y + v` for a new array, or update the original array")
+                if current in self.views:                 # a write into its base
+                    new = self.binop(op, current, rhs, node)
+                    return self.write_view(current, (Ellipsis,), new, node)
                 self.apply("iop." + op, [current, self.atom(rhs, node.value)], hint=target.id)
                 return                                # in place: aliases see the change
             self.assign(target, self.binop(op, current, rhs, node))
@@ -394,10 +392,7 @@ class StatementLowering:
             raise self.error(UnsupportedSyntaxError, f"cannot assign into {self.describe(base)}", node,
                              "tuples are immutable; build a new one")
         if base in self.views:
-            raise self.error(
-                AliasingError, "writing into an array that may share memory with another (a slice, "
-                "reshape or transpose, or an array chosen by an `if` or a loop)",
-                node, "make it a copy first (`y = x[...].copy()`) or write into the original array")
+            return self.write_view(base, index, value, node)
         atoms, layout = self.index_layout(spliced(index), first_slot=2, node=node)
         self.apply("setitem", [base, self.atom(value, node)] + atoms, {"index": layout},
                    hint=getattr(base, "hint", "x"))

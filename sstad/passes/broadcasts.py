@@ -49,6 +49,8 @@ def _shapes(fn):
 
 @register_pass("broadcasts")
 def broadcasts(module) -> bool:
+    """Multiply a scalar spread by ``zeros_like(a) + s`` directly; drop ``unbroadcast`` to
+    the same shape."""
     changed = False
     for fn in module.functions:
         shape = _shapes(fn)

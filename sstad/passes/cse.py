@@ -41,6 +41,7 @@ def _block(block, available, mutable, mapping):
 
 @register_pass("cse")
 def cse(module) -> bool:
+    """Read an earlier result instead of repeating the same pure application."""
     changed = False
     for fn in module.functions:
         mapping = {}

@@ -1,0 +1,106 @@
+"""Writes through views: ``z = y[1:]; z[0] = 5.0`` writes into ``y``, as NumPy does.
+
+A view (basic indexing, ``.T``, ``reshape``, ``transpose``, ...) remembers the statement
+that made it (its *origin*: the view operation and its base).  A write through a view
+becomes a write into its base: the view's new content is computed in a copy, then put
+back where the view sits in the base (``y[1:] = content``; for a transpose, the
+transposed content into the whole base).  Every write into an array re-derives the live
+views of it from its new version, so no name keeps reading a stale value; reverse mode
+needs nothing new, since only ordinary writes into the base remain.  A view chosen at an
+``if`` or loop join has no single origin: writes through it are refused.
+"""
+from sstad.errors import AliasingError
+from sstad.frontend.pytree import flatten, is_atom
+from sstad.ir import nodes as ir
+from sstad.runtime.primitive import Slot
+
+
+class ViewWrites:
+    def view(self, out, base):
+        """Remember that ``out`` is a view of ``base``, made by the last statement."""
+        self.views.add(out)
+        made = self.stmts[-1] if self.stmts else None
+        if isinstance(made, ir.Apply) and made.outs and made.outs[0] is out and made.args and made.args[0] is base:
+            self.view_origin[out] = made
+        return out
+
+    def after_write(self, old, new):
+        """``old`` was written (its new version is ``new``): derive its live views again."""
+        stale = {leaf for scope in self.scopes for v in scope.env.values()
+                 for leaf in ([v] if is_atom(v) else flatten(v)[1])
+                 if leaf in self.view_origin and self.view_origin[leaf].args[0] is old}
+        for view in stale:
+            origin = self.view_origin[view]
+            fresh = self.apply(origin.prim.name, [new] + list(origin.args[1:]), dict(origin.params),
+                               hint=view.hint)
+            self.view(fresh, new)
+            self.rebind(view, fresh)
+
+    def write_view(self, view, index, value, node):
+        """``view[index] = value`` where ``view`` shares memory with a base array."""
+        origin = self.view_origin.get(view)
+        if origin is None:
+            raise self.error(
+                AliasingError, "writing into an array chosen by an `if` or a loop from arrays that share "
+                "memory with others", node,
+                "make it a copy first (`y = x[...].copy()`), or write into the original array in each branch")
+        name = origin.prim.name
+        if name == "broadcast_to":
+            raise self.error(AliasingError, "writing into np.broadcast_to's result (NumPy makes it read-only)",
+                             node, "make it a copy first")
+        content = self.copy_of(view, view.hint)
+        self.store_subscript(content, index, value, node)
+        content = self.current(content)
+        base = origin.args[0]
+        if name == "getitem":
+            self.store_subscript(base, _index_of(origin), content, node)
+            return
+        self.store_subscript(base, (Ellipsis,), self.undo_view(origin, content, node), node)
+
+    def undo_view(self, origin, content, node):
+        """``content`` laid out as the base of the view that ``origin`` made."""
+        name, base = origin.prim.name, origin.args[0]
+        pos, kw = origin.params.get("layout", ((), {}))
+        given = dict(zip(("a", "p1", "p2"), pos))
+        if name == "transpose":
+            axes = given.get("p1", kw.get("axes"))
+            if axes is None:
+                return self.call_numpy("transpose", [content], {}, node)
+            inverse = tuple(sorted(range(len(axes)), key=lambda k: axes[k] % len(axes)))
+            return self.call_numpy("transpose", [content, _consts(inverse)], {}, node)
+        if name == "swapaxes":
+            return self.call_numpy("swapaxes", [content, _const(given["p1"]), _const(given["p2"])], {}, node)
+        if name == "moveaxis":
+            return self.call_numpy("moveaxis", [content, _consts(given["p2"]), _consts(given["p1"])], {}, node)
+        if name in ("flip", "fliplr", "flipud"):
+            return self.call_numpy(name, [content] + [_consts(p) for p in pos[1:]],
+                                   {k: _consts(v) for k, v in kw.items()}, node)
+        # reshape, ravel, squeeze, expand_dims, atleast_*: the same elements, the base's shape
+        return self.call_numpy("reshape", [content, self.attribute(base, "shape", node)], {}, node)
+
+    def current(self, var):
+        """The latest version of ``var`` written in place here."""
+        while var in self.last_version:
+            var = self.last_version[var]
+        return var
+
+
+def _const(value):
+    return value if is_atom(value) else ir.Const(value)
+
+
+def _consts(value):
+    return tuple(_consts(v) for v in value) if isinstance(value, tuple) else _const(value)
+
+
+def _index_of(origin):
+    """The index items a ``getitem`` statement applied (atoms in place of its slots)."""
+    def item(i):
+        if isinstance(i, Slot):
+            return origin.args[i]
+        if isinstance(i, slice):
+            return slice(*(item(b) if b is not None else None for b in (i.start, i.stop, i.step)))
+        if isinstance(i, int):
+            return ir.Const(i)
+        return i
+    return tuple(item(i) for i in origin.params["index"])

@@ -1,0 +1,36 @@
+"""A write through a view is a write into its base: values as NumPy gives them, and
+derivatives against finite differences in both modes."""
+import numpy as np
+import pytest
+
+import sstad
+import view_write_cases as vc
+from sstad.testing import check_grads
+
+X6 = np.linspace(0.5, 1.5, 6)
+A34 = np.arange(12.0).reshape(3, 4) / 7 + 0.3
+CASES = {
+    "z = y[1:]; z[0] = ...": (vc.slice_then_write, (X6,)),
+    "z = y[::2]; z *= 2": (vc.strided_in_place, (X6,)),
+    "row = A[i]; row[1:] = ...": (vc.rows_in_a_loop, (A34,)),
+    "t = A.T; t[i] = ... in a loop": (vc.transpose_in_a_loop, (A34,)),
+    "z = y.reshape(2, 3); z[0, 1] = ...": (vc.reshaped, (X6,)),
+    "a view sees a later write to its base": (vc.view_sees_a_later_write, (X6,)),
+    "writes in a branch, through a view and its base (then)": (vc.write_in_a_branch, (X6, 1.0)),
+    "writes in a branch, through a view and its base (else)": (vc.write_in_a_branch, (X6, -1.0)),
+    "s = np.swapaxes(A, 0, 1); s[1] = ...": (vc.swapped_axes, (A34,)),
+}
+
+
+def as_loss(fn):
+    def loss(*args):
+        return np.sum(np.sin(fn(*args)))
+    return loss
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_write_through_a_view(name, backend):
+    fn, args = CASES[name]
+    np.testing.assert_allclose(sstad.jit(fn, backend=backend)(*args), fn(*args), rtol=1e-13)
+    check_grads(fn, args, backend=backend)

@@ -1,0 +1,64 @@
+"""Writes through views, as NumPy code does them (sstad reads this source)."""
+import numpy as np
+
+
+def slice_then_write(y):
+    y = y.copy()
+    z = y[1:]
+    z[0] = 5.0 * z[1]
+    return y
+
+
+def strided_in_place(y):
+    y = y.copy()
+    z = y[::2]
+    z *= 2.0
+    return y * z[0]
+
+
+def rows_in_a_loop(A):
+    A = A.copy()
+    for i in range(A.shape[0]):
+        row = A[i]
+        row[1:] = row[1:] * row[0]
+    return A
+
+
+def transpose_in_a_loop(A):
+    A = A.copy()
+    t = A.T
+    for i in range(t.shape[0]):
+        t[i] = t[i] * (i + 1.0)
+    return A
+
+
+def reshaped(x):
+    y = x * 1.0
+    z = y.reshape(2, 3)
+    z[0, 1] = z[1, 2] * 3.0
+    w = y[2:]
+    return np.sum(y * np.arange(6.0)) + np.sum(w)
+
+
+def view_sees_a_later_write(x):
+    y = x * 1.0
+    v = y[1:4]
+    y[2] = 10.0 * y[0]
+    return np.sum(v ** 2)
+
+
+def write_in_a_branch(x, flag):
+    y = x * 1.0
+    head = y[:3]
+    if flag > 0.0:
+        head[1] = head[0] * head[2]
+    else:
+        y[0] = 2.0 * y[5]
+    return np.sum(np.sin(y)) + np.sum(head)
+
+
+def swapped_axes(A):
+    A = A * 1.0
+    s = np.swapaxes(A, 0, 1)
+    s[1] = s[0] * s[2]
+    return A
