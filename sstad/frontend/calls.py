@@ -11,7 +11,7 @@ import numpy as np
 from sstad.errors import SstadTypeError, UnsupportedSyntaxError
 from sstad.frontend.builder import FALSE, MISSING
 from sstad.frontend.objects import call_handler as object_call
-from sstad.frontend.pytree import PytreeObject, StaticList, is_atom
+from sstad.frontend.pytree import PytreeObject, StaticList, flatten, is_atom, unflatten
 from sstad.frontend.scope import Scope, assigned_names
 from sstad.frontend.source import closure_values, function_node, is_user_function
 from sstad.frontend.values import BoundMethod, Closure, Enumerate, RangeValue, Zip
@@ -70,6 +70,8 @@ class CallLowering:
             return self.call_recursive(func.fun, args, kwargs, node, custom=func)
         if isinstance(func, BoundMethod):
             return self.call_method(func, args, kwargs, node)
+        if hasattr(func, "sstad_lower") and not isinstance(func, type):
+            return self.call_transform(func, args, kwargs, node)
         definition = COMPOSITES.get(id(func))
         if definition is not None:
             return self.call_user(definition, args, kwargs, node)
@@ -187,6 +189,31 @@ class CallLowering:
                              "sstad calls library functions on run-time values only if they return one "
                              "array or number; call it outside the compiled function, or see "
                              "docs/subset.md") from None
+
+    def call_transform(self, transform, args, kwargs, node):
+        """``sstad.grad(f)(x, w)`` inside compiled code: the transform is lowered for the
+        arguments' types and called as a function of this module (so it can be
+        differentiated again: a gradient penalty is a second derivative)."""
+        if kwargs:
+            raise self.error(UnsupportedSyntaxError, f"keyword arguments to `{transform.__name__}` are not "
+                             "supported in compiled code", node, "pass them by position")
+        treedef, leaves = flatten(tuple(args))
+        atoms = [self.atom(leaf, node) for leaf in leaves]
+        stand_ins = [a.value if isinstance(a, ir.Const) else A.prototype(a.type) for a in atoms]
+        module, _, out_tree, guards = transform.sstad_lower(unflatten(treedef, stand_ins, list_type=list))
+        for fn in module.functions:
+            fn.name = self.unique_name(fn.name)
+            self.order.append(fn)
+        extra = []
+        for g in guards:
+            if g.frozen is None:                     # an array the transform reads from a global
+                extra.append(self.capture(g.fetch(), g.name, g.where, node, container=g.container, path=g.path))
+            else:
+                self.frozen.append(g)
+        entry = module.entry
+        outs = [ir.Var(getattr(r, "hint", "r"), r.type) for r in entry.body.results]
+        self.stmts.append(ir.Call(outs, entry, atoms + extra, self.loc))
+        return unflatten(out_tree, outs)
 
     # --- user functions ----------------------------------------------------------
     def check_signature(self, args, node):
