@@ -241,3 +241,20 @@ declare("transpose", "reshape", "ravel", "swapaxes", "moveaxis", "expand_dims", 
         multilinear=True)
 
 declare("copy", shape_of=0)
+
+
+@lowering("numba", "roll")
+def _roll_numba(args, params, avals):
+    """Numba's np.roll takes no axis: roll the flattened array, or an axis by slicing."""
+    pos, kw = params["layout"]
+    given = dict(zip(("a", "shift", "axis"), pos), **kw)
+    x, shift, axis = text_of(given["a"], args), text_of(given["shift"], args), given.get("axis")
+    if axis is None:
+        return f"np.roll({x}, {shift})"
+    if isinstance(axis, Slot) or isinstance(given["shift"], tuple):
+        return emit_call("np.roll")(args, params, avals)      # a run-time axis: Numba refuses it
+    axis = axis % avals[0].ndim
+    n = f"{x}.shape[{axis}]"
+    k = f"({n} - ({shift}) % {n}) % {n}"                    # the first element of the result
+    lead = ":, " * axis
+    return f"np.concatenate(({x}[{lead}{k}:], {x}[{lead}:{k}]), axis={axis})"

@@ -10,6 +10,7 @@ import gast
 
 from sstad.errors import AliasingError, SstadTypeError, UnsupportedSyntaxError
 from sstad.frontend.expressions import spliced
+from sstad.frontend.views import everything
 from sstad.frontend.builder import FALSE, MISSING, TRUE
 from sstad.frontend.pytree import StaticList, is_atom
 from sstad.frontend.values import Closure, Counted, Enumerate, RangeValue, Zip
@@ -111,7 +112,7 @@ class StatementLowering:
             if is_atom(current) and isinstance(current.type, A.Array) and op in self.INPLACE:
                 if current in self.views:                 # a write into its base
                     new = self.binop(op, current, rhs, node)
-                    return self.write_view(current, (Ellipsis,), new, node)
+                    return self.write_view(current, everything(current), new, node)
                 self.apply("iop." + op, [current, self.atom(rhs, node.value)], hint=target.id)
                 return                                # in place: aliases see the change
             self.assign(target, self.binop(op, current, rhs, node))

@@ -55,7 +55,7 @@ class ViewWrites:
         if name == "getitem":
             self.store_subscript(base, _index_of(origin), content, node)
             return
-        self.store_subscript(base, (Ellipsis,), self.undo_view(origin, content, node), node)
+        self.store_subscript(base, everything(base), self.undo_view(origin, content, node), node)
 
     def undo_view(self, origin, content, node):
         """``content`` laid out as the base of the view that ``origin`` made."""
@@ -83,6 +83,11 @@ class ViewWrites:
         while var in self.last_version:
             var = self.last_version[var]
         return var
+
+
+def everything(array):
+    """``[:, :, ...]``: the whole array, spelled as Numba can index it (it lowers no ``...``)."""
+    return (slice(None),) * array.type.ndim
 
 
 def _const(value):
