@@ -50,10 +50,17 @@ def scalar_items(x, w):
 
 def constant_and_negative_index(ws, x):
     lst = [x * ws[i] for i in range(3)]
+    lst[0] = lst[0] * lst[0]
+    lst[-1] = lst[0] + np.exp(lst[-1])
+    return np.sum(lst[0] * lst[1] + lst[2] * lst[1])
+
+
+def item_kept_across_a_write(ws, x):
+    """``a`` still names the old item after ``lst[0] = ...`` (a list item is no view)."""
+    lst = [x * ws[i] for i in range(3)]
     a = lst[0]
     lst[0] = a * a
-    lst[-1] = lst[0] + np.exp(lst[-1])
-    return np.sum(lst[0] * a + lst[2] * lst[1])
+    return np.sum(lst[0] * a)
 
 
 def overwrite_with_constant(ws, x):
@@ -124,6 +131,13 @@ CASES = [
 @pytest.mark.parametrize("fn, args", CASES, ids=[c[0].__name__ for c in CASES])
 def test_list_writes_match_finite_differences(fn, args, backend):
     check_grads(fn, args, modes=("rev", "fwd"), backend=backend)
+
+
+@pytest.mark.xfail(strict=True, reason="the frontend records lst[i] as a view of the list, so after "
+                   "lst[0] = v it reads `a` again from the list (sstad/frontend/expressions.py, getitem)")
+def test_an_item_read_before_a_write_keeps_its_value():
+    assert sstad.jit(item_kept_across_a_write, backend="python")(W, X) == pytest.approx(
+        item_kept_across_a_write(W, X), rel=1e-12)
 
 
 def test_overwritten_item_gets_no_gradient_through_the_list():
