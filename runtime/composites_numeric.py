@@ -38,7 +38,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 @composite(np.polyval)
 def polyval(p, x):
     """np.polyval: Horner's scheme over the coefficients, highest power first."""
-    y = np.zeros_like(x)
+    y = np.zeros_like(x) if np.ndim(x) > 0 else 0.0        # (Numba's zeros_like of a float is 0-d)
     for pv in p:
         y = y * x + pv
     return y
@@ -50,15 +50,18 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if period is not None:
         raise NotImplementedError("np.interp: period= is not supported")
     xp, fp = np.asarray(xp).astype(np.float64), np.asarray(fp).astype(np.float64)   # as NumPy computes
+    shape = np.shape(x)
     if np.ndim(x) == 0:
         j = np.sum(xp <= x) - 1
     else:
-        j = np.sum(xp <= x[..., None], axis=-1) - 1       # the segment [xp[j], xp[j + 1]] of x
+        x = np.ravel(x)                                    # (Numba gathers with 1-d indices only)
+        j = np.sum(xp <= x[:, None], axis=1) - 1            # the segment [xp[j], xp[j + 1]] of x
     j = np.minimum(np.maximum(j, 0), len(xp) - 2)
     slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])
     y = slope * (x - xp[j]) + fp[j]
     y = np.where(x < xp[0], fp[0] if left is None else left, y)
-    return np.where(x > xp[-1], fp[-1] if right is None else right, y)
+    y = np.where(x > xp[-1], fp[-1] if right is None else right, y)
+    return np.reshape(y, shape) if len(shape) > 1 else y
 
 
 @composite(np.convolve)

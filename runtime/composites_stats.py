@@ -101,7 +101,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     X = X - np.mean(X, axis=1, keepdims=True)
     c = np.dot(X, np.swapaxes(X, 0, 1)) * (1.0 / (X.shape[1] - ddof))
     if np.ndim(m) == 1 and y is None:
-        return c[0, 0]
+        return np.reshape(c, ())                   # a 0-d array, as NumPy's squeeze gives
     return c
 
 

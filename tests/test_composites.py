@@ -184,7 +184,7 @@ CASES = [
     ("np.clip", "np.clip(a, max=0.5)", [V]),
     ("np.clip", "np.clip(a, -0.5, a_max=None)", [V]),
     ("np.clip", "np.clip(a, lo, hi)", [M, (4,), lambda rng: rng.uniform(1.0, 2.0, (3, 1))]),
-    ("np.clip", "np.clip(a, 0.0, 1.0)", [inside((), 0.1, 0.9)]),
+    ("np.clip", "np.clip(a, 0.0, 1.0)", [lambda rng: float(rng.uniform(0.1, 0.9))]),
     # np.linspace
     ("np.linspace", "np.linspace(s, t)", [(), ()]),
     ("np.linspace", "np.linspace(s, t, 7)", [(), ()]),
