@@ -133,8 +133,6 @@ def test_list_writes_match_finite_differences(fn, args, backend):
     check_grads(fn, args, modes=("rev", "fwd"), backend=backend)
 
 
-@pytest.mark.xfail(strict=True, reason="the frontend records lst[i] as a view of the list, so after "
-                   "lst[0] = v it reads `a` again from the list (sstad/frontend/expressions.py, getitem)")
 def test_an_item_read_before_a_write_keeps_its_value():
     assert sstad.jit(item_kept_across_a_write, backend="python")(W, X) == pytest.approx(
         item_kept_across_a_write(W, X), rel=1e-12)

@@ -922,8 +922,6 @@ def transpose_method_axes(x):
 # --- known defects: strict xfails -----------------------------------------------------------------
 # program name (optionally " @python" / " @numba") -> what is wrong today.
 XFAIL = {
-    "lstm_cell_list": "CRASH fwd: sstad AssertionError 'a loop body yields f64[:,:] for dhidden: list[f64[:]]' "
-                      "(cell[i] = cell[i] * f + g into a list of arrays; rev is refused)",
     "stack_repeat_tile": "CRASH rev: np.tile(b, (3, 1)) rule: TypeError 'tuple' object cannot be interpreted as an integer",
 }
 

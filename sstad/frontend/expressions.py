@@ -384,9 +384,9 @@ class ExpressionLowering:
         index = spliced(index)
         atoms, layout = self.index_layout(index, first_slot=1, node=node)
         out = self.apply("getitem", [base] + atoms, {"index": layout}, hint=base.hint)
-        if all(isinstance(i, (slice, type(None))) or (is_atom(i) and isinstance(i.type, A.Scalar))
-               for i in index) and isinstance(out.type, A.Array):
-            self.view(out, base)
+        if isinstance(base.type, A.Array) and isinstance(out.type, A.Array) and all(
+                isinstance(i, (slice, type(None))) or (is_atom(i) and isinstance(i.type, A.Scalar)) for i in index):
+            self.view(out, base)          # (an item of a list is the item, not a view of the list)
         return out
 
     def select_item(self, items, index, node):
