@@ -12,7 +12,7 @@ import sstad
 from sstad.runtime.primitive import PRIMITIVES
 from sstad.testing import NotSmoothError, check_grads
 from sstad.testing import trees as T
-from sstad.testing.strategies import CONSTRUCTS, Program, arrays, programs, pytrees
+from sstad.testing.strategies import CALL_FORMS, CONSTRUCTS, Program, arrays, programs, pytrees
 
 
 def loss(w, x):
@@ -182,6 +182,35 @@ def test_generator_reaches_every_construct():
     draw()
     missing = [c for c in CONSTRUCTS if not seen[c]]
     assert not missing, f"never generated: {missing}"
+
+
+def test_generator_reaches_numpy_call_forms():
+    """400 programs reach every call form drawn from NumPy's signatures (CALL_FORMS):
+    positional and keyword parameters, methods, None/negative/tuple axes, keepdims, ddof,
+    norm orders, offsets, roll and transpose axes, stacks for linear algebra, lists of
+    arrays, writes through views, sstad.grad inside the program; and every form is one
+    NumPy accepts (the program runs)."""
+    seen, ran = collections.Counter(), collections.Counter()
+    refused = []
+
+    @hypothesis_seed(0)
+    @settings(max_examples=400, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(programs())
+    def draw(program):
+        seen.update(program.constructs)
+        if "sig_call" in program.constructs and ran.update(["sig_call"]) is None and ran["sig_call"] <= 80:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    program.fn(*program.args)
+            except Exception as exc:  # noqa: BLE001 - any NumPy refusal is a generator bug
+                refused.append(f"{exc!r}\n{program}")
+    draw()
+    missing = [c for c in CALL_FORMS if not seen[c]]
+    assert not missing, f"never generated: {missing}"
+    assert seen["sig_call"] >= 100 and seen["batch_linalg"] >= 10 and seen["method_call"] >= 10
+    assert not refused, "NumPy refused a generated program:\n" + "\n".join(refused)
 
 
 def test_program_repr_is_its_source():

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 
 from sstad.testing.gradcheck import NotSmoothError
-from sstad.testing.strategies import CONSTRUCTS, programs
+from sstad.testing.strategies import CALL_FORMS, CONSTRUCTS, programs
 
 class _OutOfTime(Exception):
     pass
@@ -153,7 +153,7 @@ class Campaign:
               f"(numba: {t['backend:numba']}, python: {t['backend:python']})", file=file)
         print(f"{'construct':<18}{'generated':>10}{'passed':>8}{'failed':>8}{'crashed':>9}{'not_smooth':>11}",
               file=file)
-        for tag in CONSTRUCTS:
+        for tag in CONSTRUCTS + CALL_FORMS:
             c = self.by_construct.get(tag, collections.Counter())
             print(f"{tag:<18}{c['generated']:>10}{c['passed']:>8}{c['failed']:>8}{c['crashed']:>9}"
                   f"{c['not_smooth']:>11}", file=file)

@@ -21,15 +21,18 @@ import atexit
 import copy
 import hashlib
 import importlib.util
+import inspect
 import os
 import shutil
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from sstad.runtime.primitive import signature_of
 from sstad.testing.gradcheck import NotSmoothError, check_grads
 
 # --------------------------------------------------------------------------------------
@@ -139,6 +142,74 @@ BINARY_SCALAR = [("max({}, {})", "maximum_minimum"), ("min({}, {})", "maximum_mi
 
 #: np.full(shape, value) with a run-time value (its rule came from a fuzz finding)
 FULL_FILL = True
+
+# --------------------------------------------------------------------------------------
+# NumPy call forms drawn from NumPy's own signatures
+
+AXES = ["None", "0", "1", "-1", "-2", "(0, 1)", "(0, -1)", "2", "(1, 2)"]
+BOOL = ["True", "False"]
+
+#: Representative values per NumPy parameter name (source text); a value NumPy refuses for
+#: the drawn shapes is dropped at generation time (the form is tried on NumPy).
+SIG_VALUES = {
+    "axis": AXES, "keepdims": BOOL, "ddof": ["0", "1"],
+    "ord": ["None", "1", "2", "-1", "-2", "np.inf", "-np.inf", "'fro'", "'nuc'", "3"],
+    "k": ["0", "1", "-1", "2", "-2"], "offset": ["0", "1", "-1"],
+    "axis1": ["0", "1", "-1", "2"], "axis2": ["1", "0", "-1", "2", "-2"],
+    "shift": ["1", "-1", "2", "(1, 2)"], "axes": ["None", "(1, 0)", "(1, 0, 2)", "(2, 0, 1)", "(0, 2, 1)", "(-1, 0, 1)"],
+    "source": ["0", "-1", "(0, 1)"], "destination": ["-1", "1", "(2, 0)"],
+    "n": ["1", "2"], "repeats": ["2", "[1, 2, 1]"], "indices": ["[0, 1]", "1", "[1, 0, 0]", "-1"],
+}
+
+#: name -> (operand kinds, shape choices (one string per operand, a letter per dimension:
+#: n, m, k sizes and B a batch), parameters drawn, has an ndarray method).  Kinds keep
+#: each call away from kinks and singularities: "x" any, "d" distinct values, "p" positive
+#: and distinct, "m" well conditioned square, "s" symmetric positive definite.
+SIG_CALLS = {
+    "np.sum": ("x", ["nm", "n", "Bnm"], ("axis", "keepdims"), True),
+    "np.mean": ("x", ["nm", "n", "Bnm"], ("axis", "keepdims"), True),
+    "np.prod": ("x", ["nm", "n"], ("axis", "keepdims"), True),
+    "np.max": ("d", ["nm", "n", "Bnm"], ("axis", "keepdims"), True),
+    "np.min": ("d", ["nm", "n"], ("axis", "keepdims"), True),
+    "np.amax": ("d", ["nm", "n"], ("axis", "keepdims"), False),
+    "np.var": ("d", ["nm", "n", "Bnm"], ("axis", "ddof", "keepdims"), True),
+    "np.std": ("d", ["nm", "n"], ("axis", "ddof", "keepdims"), True),
+    "np.cumsum": ("x", ["nm", "n"], ("axis",), True),
+    "np.linalg.norm": ("p", ["n", "nm", "Bnm"], ("ord", "axis", "keepdims"), False),
+    "np.roll": ("x", ["nm", "n", "Bnm"], ("shift", "axis"), False),
+    "np.transpose": ("x", ["nm", "Bnm"], ("axes",), True),
+    "np.swapaxes": ("x", ["nm", "Bnm"], ("axis1", "axis2"), True),
+    "np.moveaxis": ("x", ["Bnm"], ("source", "destination"), False),
+    "np.triu": ("x", ["nn", "nm", "Bnn"], ("k",), False),
+    "np.tril": ("x", ["nn", "nm", "Bnn"], ("k",), False),
+    "np.diag": ("x", ["n", "nm", "nn"], ("k",), False),
+    "np.trace": ("x", ["nn", "nm", "Bnm"], ("offset", "axis1", "axis2"), True),
+    "np.diagonal": ("x", ["nn", "nm", "Bnm"], ("offset", "axis1", "axis2"), True),
+    "np.sort": ("d", ["n", "nm"], ("axis",), False),
+    "np.flip": ("x", ["nm", "n", "Bnm"], ("axis",), False),
+    "np.take": ("x", ["nm", "n"], ("indices", "axis"), True),
+    "np.repeat": ("x", ["nm", "n"], ("repeats", "axis"), True),
+    "np.diff": ("x", ["nm", "n"], ("n", "axis"), False),
+    "np.expand_dims": ("x", ["nm", "n"], ("axis",), False),
+    "np.concatenate": ("xx", [("nm", "km"), ("nm", "nk"), ("n", "k")], ("axis",), False),
+    "np.stack": ("xx", [("nm", "nm"), ("n", "n")], ("axis",), False),
+    "np.matmul": ("xx", [("nk", "km"), ("Bnk", "km"), ("nk", "Bkm"), ("Bnk", "Bkm"), ("Bnk", "k"), ("k", "Bkm")], (), False),
+    "np.dot": ("xx", [("nk", "k"), ("nk", "km"), ("k", "km"), ("Bnk", "km")], (), False),
+    "np.linalg.inv": ("m", ["nn", "Bnn"], (), False),
+    "np.linalg.det": ("m", ["nn", "Bnn"], (), False),
+    "np.linalg.slogdet": ("m", ["nn", "Bnn"], (), False),
+    "np.linalg.solve": ("mx", [("nn", "n"), ("nn", "nm"), ("Bnn", "Bnm"), ("Bnn", "n")], (), False),
+    "np.linalg.cholesky": ("s", ["nn", "Bnn"], (), False),
+}
+EINSUMS = [("ij->ji", "nm"), ("ii->", "nn"), ("ii", "nn"), ("ij->", "nm"), ("ij,jk->ik", "nk", "km"),
+           ("ij,ij->", "nm", "nm"), ("ij,j->i", "nm", "m"), ("i,j->ij", "n", "m"), ("bij,bjk->bik", "Bnk", "Bkm")]
+
+#: tags of the call forms the generator reaches (``Program.constructs``; see CONSTRUCTS)
+CALL_FORMS = (
+    "sig_call", "sig_positional", "sig_keyword", "method_call", "none_axis", "neg_axis", "tuple_axis",
+    "keepdims_kw", "ddof", "norm_ord", "offset_k", "roll_axis", "transpose_axes", "index_axis", "batch_linalg",
+    "matmul_batch", "cholesky", "slogdet", "einsum", "stack_list", "view_write", "view_join", "inner_grad",
+)
 
 
 class Program:
@@ -292,6 +363,7 @@ class _Gen:
         self.in_helper = False
         self.ret_ty = None
         self.f32 = False
+        self.grad_source = None
 
     # -- small helpers -----------------------------------------------------------------
     def choice(self, options):
@@ -550,6 +622,228 @@ class _Gen:
             c = f"{c} and {self.expr(env, S, 0)} < 1.5"
         return c
 
+    # -- NumPy calls drawn from NumPy's signatures ---------------------------------------
+    def npcall(self, env, pad):
+        """``tK = <a NumPy call>``: the function from :data:`SIG_CALLS`, each drawn
+        parameter in positional or keyword form, the form tried on NumPy first (a form
+        NumPy refuses is drawn again).  The result's shape gives the new variable's type
+        (3-d results are summed over the batch or indexed)."""
+        for _ in range(6):
+            made = self._npcall_form()
+            if made is not None:
+                break
+        else:
+            return self.statement_assign(env, pad)
+        template, operands, out_shape, tags, is_tuple = made
+        pre, texts = [], []
+        for kind, shape in operands:
+            text, lines = self.operand(env, kind, shape, pad)
+            pre += lines
+            texts.append(text)
+        call = template.format(*texts)
+        if is_tuple:
+            call = f"{call}[1]"
+        name = self.fresh()
+        if len(out_shape) == 3:
+            if self.flag():
+                call, out_shape = f"np.sum({call}, axis=0)", out_shape[1:]
+            else:
+                call, out_shape = f"({call})[-1]", out_shape[1:]
+        self.tags.update(tags)
+        self.tags.add("sig_call")
+        ty = S if not out_shape else V(out_shape[0]) if len(out_shape) == 1 else M(*out_shape)
+        env.append(_Var(name, ty))
+        return pre + [f"{pad}{name} = {call}"]
+
+    def statement_assign(self, env, pad):
+        ty = self.pick_type(env)
+        name = self.fresh()
+        line = f"{pad}{name} = {self.expr(env, ty, 2)}"
+        env.append(_Var(name, ty))
+        return [line]
+
+    def _npcall_form(self):
+        """``(template, [(kind, shape)], result shape, tags, returns a tuple)`` or None."""
+        names = list(SIG_CALLS) + ["einsum"]
+        fname = self.choice(names)
+        dims = {"n": self.choice([3, 2, 4]), "m": self.choice([2, 3, 4]), "k": self.choice([2, 3])}
+        dims["B"] = self.choice([2, dims["n"]])           # B == n catches rules that reverse all axes
+        tags = set()
+        if fname == "einsum":
+            spec = self.choice(EINSUMS)
+            shapes = [tuple(dims[c] for c in s) for s in spec[1:]]
+            template = f"np.einsum('{spec[0]}', " + ", ".join("{%d}" % j for j in range(len(shapes))) + ")"
+            tags.add("einsum")
+            operands = [("x", s) for s in shapes]
+            return self._try_form(template, operands, tags)
+        kinds, shape_choices, pnames, has_method = SIG_CALLS[fname]
+        pick = self.choice(shape_choices)
+        pick = (pick,) if isinstance(pick, str) else pick
+        shapes = [tuple(dims[c] for c in s) for s in pick]
+        operands = list(zip(kinds, shapes))
+        if any(len(s) == 3 for s in shapes):
+            tags.add("matmul_batch" if fname in ("np.matmul", "np.dot") else "batch_linalg")
+        if fname in ("np.linalg.cholesky",):
+            tags.add("cholesky")
+        if fname == "np.linalg.slogdet":
+            tags.add("slogdet")
+        sig = signature_of(eval(fname, {"np": np}))
+        params = [p for p in sig.parameters.values()][1:]
+        chosen = {}
+        for p in params:
+            if p.name in pnames and (self.draw(st.integers(0, 3)) > 0 or p.default is inspect.Parameter.empty):
+                chosen[p.name] = self.choice(SIG_VALUES[p.name])
+        if fname == "np.roll" and "shift" not in chosen:
+            chosen["shift"] = "1"
+        n_ops = len(operands)
+        if fname in ("np.concatenate", "np.stack"):
+            first = self.choice(["({0}, {1})", "[{0}, {1}]"])
+        else:
+            first = ", ".join("{%d}" % j for j in range(n_ops))
+            params = params[n_ops - 1:]
+        # the positional prefix: parameters up to `cut` by position (defaults filled in),
+        # the rest by keyword
+        cut = 0
+        while cut < len(params) and params[cut].kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                         inspect.Parameter.POSITIONAL_OR_KEYWORD) \
+                and (params[cut].name in chosen or _writable(params[cut].default)):
+            cut += 1
+        last = max([j + 1 for j, p in enumerate(params) if p.name in chosen], default=0)
+        cut = self.draw(st.integers(0, min(cut, last)))
+        args = []
+        for j, p in enumerate(params):
+            if j < cut:
+                args.append(chosen.get(p.name, repr(p.default)))
+                if p.name in chosen:
+                    tags.add("sig_positional")
+            elif p.name in chosen:
+                args.append(f"{p.name}={chosen[p.name]}")
+                tags.add("sig_keyword")
+        method = has_method and n_ops == 1 and self.draw(st.integers(0, 2)) == 0
+        short = fname.split(".")[-1]
+        if method and fname == "np.transpose" and "axes" in chosen and chosen["axes"] != "None" and self.flag():
+            template = "{0}.transpose(%s)" % chosen["axes"][1:-1]
+        elif method:
+            template = "{0}.%s(%s)" % (short, ", ".join(args))
+        elif fname == "np.matmul" and self.flag():
+            template = "({0} @ {1})"
+        else:
+            template = f"{fname}({', '.join([first] + args)})"
+        if method:
+            tags.add("method_call")
+        for pname, value in chosen.items():
+            if pname in ("axis", "axis1", "axis2", "source", "destination"):
+                tags.add("none_axis" if value == "None" else "tuple_axis" if value.startswith("(")
+                         else "neg_axis" if value.startswith("-") else "sig_call")
+            if pname == "keepdims" and value == "True":
+                tags.add("keepdims_kw")
+            if pname == "ddof" and value != "0":
+                tags.add("ddof")
+            if pname == "ord" and value != "None":
+                tags.add("norm_ord")
+            if pname in ("k", "offset") and value != "0":
+                tags.add("offset_k")
+            if fname == "np.roll" and pname == "axis" and value != "None":
+                tags.add("roll_axis")
+            if pname == "axes" and value != "None":
+                tags.add("transpose_axes")
+            if fname in ("np.take", "np.repeat", "np.diff", "np.sort") and pname == "axis" and value != "None":
+                tags.add("index_axis")
+        return self._try_form(template, operands, tags)
+
+    def _try_form(self, template, operands, tags):
+        """The form run on NumPy with inputs of the operands' kinds and shapes: None if
+        NumPy refuses it (or warns, or gives a non-float, non-finite or 4-d result)."""
+        rng = np.random.default_rng(len(template))
+        names = {"np": np}
+        texts = []
+        for j, (kind, shape) in enumerate(operands):
+            names[f"_o{j}"] = rng.uniform(-2.0, 2.0, shape)
+            texts.append(_prepared(kind, shape, f"_o{j}"))
+        is_tuple = "slogdet" in template
+        try:
+            with warnings.catch_warnings(), np.errstate(all="raise"):
+                warnings.simplefilter("error")
+                out = eval(template.format(*texts), names)
+        except Exception:  # noqa: BLE001 - NumPy refuses the form: draw another
+            return None
+        if is_tuple:
+            out = out[1]
+        out = np.asarray(out)
+        if out.dtype.kind != "f" or out.ndim > 3 or not np.all(np.isfinite(out)) or 0 in out.shape:
+            return None
+        return template, operands, out.shape, tags, is_tuple
+
+    def operand(self, env, kind, shape, pad):
+        """``(text, statements before)``: an expression of ``shape`` prepared for ``kind``."""
+        if len(shape) == 3:
+            parts = [self.expr(env, M(shape[1], shape[2]), 1) for _ in range(shape[0])]
+            e = f"np.stack(({', '.join(parts)},))"
+        else:
+            e = self.expr(env, V(shape[0]) if len(shape) == 1 else M(*shape), 1)
+        lines = []
+        if not _simple(e):
+            e = f"({e})"          # a method or an index applies to the whole operand
+        if kind == "s" and not _simple(e):
+            name = self.fresh("u")
+            lines.append(f"{pad}{name} = {e}")
+            e = name
+        return _prepared(kind, shape, e), lines
+
+    def list_of_arrays(self, env, pad, indent, depth):
+        """``hs = []``; a loop appends vectors; ``np.stack(hs)`` / ``np.array(hs)``."""
+        self.tags.add("stack_list")
+        self.tags.add("list")
+        acc, i = self.fresh("hs"), self.fresh("i")
+        k, n = self.choice([3, 2, 4]), self.size()
+        inner = list(env) + [_Var(i, ("i", k))]
+        lines = [f"{pad}{acc} = []", f"{pad}for {i} in range({k}):"]
+        lines += self.block(inner, self.draw(st.integers(0, 1)), (len(pad) // 4) + 1, depth + 1, in_loop=False)
+        lines.append(f"{pad}    {acc}.append({self.expr(inner, V(n), 2)})")
+        name = self.fresh()
+        form = self.choice(["np.stack({})", "np.array({})", "np.stack({}, axis=1)", "np.vstack({})"])
+        lines.append(f"{pad}{name} = {form.format(acc)}")
+        env.append(_Var(name, M(n, k) if "axis=1" in form else M(k, n)))
+        return lines
+
+    def view_write(self, env, pad):
+        """A write through a view of an owned array: ``z = y[1:]; z[0] = ...``."""
+        owned = [v for v in env if v.owned and v.ty[0] in "vm" and v.ty[1] > 1]
+        if not owned:
+            ty = self.choice([V(self.choice([3, 2, 4])), M(self.choice([3, 2]), self.size())])
+            name = self.fresh("y")
+            env.append(_Var(name, ty, owned=True))
+            lines = [f"{pad}{name} = ({self.expr(env[:-1], ty, 1)}).copy()"]
+            v = env[-1]
+        else:
+            v, lines = self.choice(owned), []
+        self.tags.add("view_write")
+        n = v.ty[1]
+        if _is_vec(v.ty):
+            views = [(f"{v.name}[1:]", V(n - 1)), (f"{v.name}[::2]", V((n + 1) // 2)), (f"{v.name}[:-1]", V(n - 1))]
+        else:
+            m = v.ty[2]
+            views = [(f"{v.name}[1:]", M(n - 1, m)), (f"{v.name}.T", M(m, n)), (f"{v.name}[0]", V(m)),
+                     (f"{v.name}[:, 1:]", M(n, m - 1)) if m > 1 else (f"{v.name}[1]", V(m)),
+                     (f"{v.name}.reshape({n * m})", V(n * m))]
+        view, vty = self.choice(views)
+        z = self.fresh("z")
+        if self.flag():
+            alts = [w for w in views if w[1] == vty and w[0] != view]
+            if alts:
+                self.tags.add("view_join")
+                view = f"{view} if {self.cond(env, 1)} else {self.choice(alts)[0]}"
+        lines.append(f"{pad}{z} = {view}")
+        op = self.choice(["=", "+=", "*="])
+        if self.flag():
+            target = f"{z}[:]" if op == "=" else z          # `z = ...` would rebind the name
+            lines.append(f"{pad}{target} {op} {self.expr(env, vty if self.flag() else S, 1)}")
+        elif _is_vec(vty):
+            lines.append(f"{pad}{z}[{self.draw(st.integers(0, vty[1] - 1))}] {op} {self.expr(env, S, 1)}")
+        else:
+            lines.append(f"{pad}{z}[{self.draw(st.integers(0, vty[1] - 1))}] {op} {self.expr(env, V(vty[2]), 1)}")
+        return lines
+
     # -- statements --------------------------------------------------------------------
     def block(self, env, n, indent, depth, in_loop=False):
         """``n`` statements; new variables stay local to the block."""
@@ -564,6 +858,8 @@ class _Gen:
         kinds = ["assign", "reassign", "augassign", "inplace"]
         if depth < self.max_depth:
             kinds += ["if", "for_range", "for_elements", "while", "list"]
+        if self.ok("sig_call") and not self.f32:
+            kinds += ["npcall"] * 6 + ["view_write"]
         if in_loop:
             kinds += ["break", "continue"]
             if not self.in_helper:
@@ -597,6 +893,12 @@ class _Gen:
             return [f"{pad}{v.name} {op} {rhs}"]
         if kind == "inplace":
             return self.inplace(env, pad)
+        if kind == "npcall":
+            return self.npcall(env, pad)
+        if kind == "view_write":
+            return self.view_write(env, pad)
+        if kind == "list" and self.draw(st.integers(0, 2)) == 0:
+            return self.list_of_arrays(env, pad, indent, depth)
         if kind == "if":
             self.tags.add("if")
             lines = [f"{pad}if {self.cond(env, 2)}:"]
@@ -765,6 +1067,15 @@ class _Gen:
         self.helper_sources.append("\n".join(src))
         self.helpers.append((name, ptys, rty))
 
+    def inner_grad(self, env, v):
+        """``tg = sstad.grad(g)(x)`` inside the program, ``g`` a scalar function of a vector."""
+        self.tags.add("inner_grad")
+        a = _Var("a", v.ty)
+        self.grad_source = f"def g(a):\n    return {self.expr([a], S, 2)}\n"
+        name = self.fresh("tg")
+        env.append(_Var(name, v.ty))
+        return [f"    {name} = sstad.grad(g)({v.name})"]
+
     def program(self):
         self.f32 = self.ok("float32") and self.draw(st.integers(0, 7)) == 7
         if self.f32:
@@ -820,6 +1131,9 @@ class _Gen:
             self.tags.add("dict_out")
             self.ret_ty = [S, V(self.size())]
         body = []
+        vecs = [v for v in env if _is_vec(v.ty)]
+        if vecs and not self.f32 and self.ok("sig_call") and self.draw(st.integers(0, 24)) == 0:
+            body += self.inner_grad(env, self.choice(vecs))
         for _ in range(self.draw(st.integers(1, self.max_statements))):
             body += self.statement(env, 1, 0, False)      # top-level variables stay in env
         ret = self.ret_expr(env)
@@ -827,6 +1141,8 @@ class _Gen:
             a, b = _split_top(ret)
             ret = f"{{\"value\": {a}, \"vector\": {b}}}"
         src = ["import math", "import numpy as np", ""]
+        if self.grad_source:
+            src = ["import math", "import numpy as np", "import sstad", "", "", self.grad_source, ""]
         for h in self.helper_sources:
             src += ["", h, ""]
         src += ["", f"def f({', '.join(params)}):"] + prologue + body + [f"    return {ret}", ""]
@@ -842,6 +1158,29 @@ class _Gen:
 
 def _simple(text):
     return text.replace("_", "").isalnum()
+
+
+def _writable(default):
+    """A parameter default that can be written positionally (not NumPy's ``<no value>``)."""
+    return default is None or isinstance(default, (bool, int, float, str))
+
+
+def _offsets(shape):
+    size = int(np.prod(shape))
+    return f"np.arange({size})" if len(shape) == 1 else f"np.arange({size}).reshape{shape}"
+
+
+def _prepared(kind, shape, e):
+    """``e`` moved away from the kinks and singular points of the calls taking ``kind``."""
+    if kind == "d":
+        return f"({e} + 0.37 * {_offsets(shape)})"
+    if kind == "p":
+        return f"(np.tanh({e}) + 1.5 + 0.13 * {_offsets(shape)})"
+    if kind == "m":
+        return f"(np.eye({shape[-1]}) * 6.0 + np.tanh({e}))"
+    if kind == "s":
+        return f"(np.eye({shape[-1]}) * 2.0 + np.tanh({e}) @ np.swapaxes(np.tanh({e}), -1, -2))"
+    return e
 
 
 def _split_top(text):
