@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import sstad
-from sstad.errors import BackendError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import adbench  # noqa: E402
@@ -22,14 +21,7 @@ pytestmark = pytest.mark.skipif(adbench.data_dir() is None, reason="ADBench data
 BACKENDS = ["python", pytest.param("numba", marks=pytest.mark.slow)]
 
 
-# np.einsum has no Numba lowering yet (BackendError "Use of unsupported NumPy function
-# 'numpy.einsum'"); with the einsums written as products and sums both GMM variants compile
-# under Numba and match the reference.
-GMM_BACKENDS = ["python", pytest.param("numba", marks=[
-    pytest.mark.slow, pytest.mark.xfail(raises=BackendError, strict=True, reason="np.einsum under Numba")])]
-
-
-@pytest.mark.parametrize("backend", GMM_BACKENDS)
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("objective", [authors.gmm_objective, authors.gmm_objective_loop],
                          ids=["einsum", "loop"])
 def test_gmm_matches_reference(objective, backend):

@@ -7,6 +7,7 @@ from sstad.errors import UnsupportedSyntaxError
 from sstad.ir import nodes as ir
 from sstad.ir.clone import atom as mapped
 from sstad.runtime import abstract as A
+from sstad.runtime.einsum import explicit
 from sstad.runtime.primitive import Slot, lookup
 
 
@@ -53,26 +54,46 @@ def _astype(ad, stmt, subst, dout):
 
 
 def _einsum(ad, stmt, subst, dout):
-    """d(operand k) = einsum(out, the other operands -> subscripts of k)."""
+    """d(operand k) = einsum(dout, the other operands -> subscripts of k).
+
+    An index of operand k that appears nowhere else (summed there alone) comes back as a
+    broadcast: a ``ones`` operand carries it; a repeated index (``'ii'``, a diagonal) puts
+    the cotangent on the diagonal: an ``eye`` operand ties the two positions."""
     (spec, *slots), kwargs = stmt.params["layout"]
-    inputs, arrow, output = spec.replace(" ", "").partition("->")
+    spec = explicit(spec)
+    inputs, _, output = spec.partition("->")
     subscripts = inputs.split(",")
-    if not arrow or "." in spec or kwargs:
-        raise UnsupportedSyntaxError("reverse mode through np.einsum needs explicit output "
-                                     "subscripts ('ij,jk->ik') and no ellipsis", stmt.loc)
+    if "." in spec or kwargs:
+        raise UnsupportedSyntaxError("reverse mode through np.einsum with `...` or keywords is not supported",
+                                     stmt.loc, "write the batch axes as letters")
     operands = [mapped(a, subst) for a in stmt.args]
+    used = set(spec)
+    fresh = iter(c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used)
     for k, slot in enumerate(slots):
         a = stmt.args[slot]
         if not ad.active(a):
             continue
         others = [i for i in range(len(slots)) if i != k]
         available = set(output).union(*(subscripts[i] for i in others))
-        if not set(subscripts[k]) <= available or len(set(subscripts[k])) < len(subscripts[k]):
-            raise UnsupportedSyntaxError(f"reverse mode through np.einsum('{spec}') for operand {k}: "
-                                         "an index summed over only there, or repeated", stmt.loc)
-        rule = ",".join([output] + [subscripts[i] for i in others]) + "->" + subscripts[k]
-        ct = ad.L.call_numpy("einsum", [rule, dout] + [operands[slots[i]] for i in others], {}, None)
-        ad.accumulate(a, ct)
+        terms = [output] + [subscripts[i] for i in others]
+        values = [dout] + [operands[slots[i]] for i in others]
+        target, seen = "", set()
+        for position, c in enumerate(subscripts[k]):
+            size = ad.L.apply("dim", [operands[slot]], {"axis": position}, hint="n")
+            if c in seen:                       # a repeat: tie it to its first place
+                f = next(fresh)
+                terms.append(c + f)
+                values.append(ad.L.call_numpy("eye", [size], {}, None))
+                target += f
+                continue
+            seen.add(c)
+            if c not in available:              # summed only here: broadcast back along it
+                terms.append(c)
+                values.append(ad.L.call_numpy("ones", [size], {}, None))
+                available.add(c)
+            target += c
+        rule = ",".join(terms) + "->" + target
+        ad.accumulate(a, ad.L.call_numpy("einsum", [rule] + values, {}, None))
 
 
 def _tensordot(ad, stmt, subst, dout):

@@ -1,0 +1,80 @@
+"""``np.einsum`` in a canonical form (explicit output), and its Numba lowering.
+
+Numba has no ``np.einsum``: under the numba backend a call becomes ``rt.einsum(spec,
+...)``, whose Numba implementation is generated for the literal subscripts and the
+operands' ranks as plain nested loops (a product summed over the indices not in the
+output).  The ``...`` ellipsis is not supported there.
+"""
+import numpy as np
+import numba
+from numba.core import types
+from numba.extending import overload
+from numba.np.numpy_support import as_dtype
+
+from sstad.runtime.primitive import emit_call, lowering, text_of
+
+
+def explicit(spec):
+    """``'ij,jk'`` -> ``'ij,jk->ik'``: NumPy's implicit output made explicit (the indices
+    that appear once, in alphabetical order)."""
+    spec = spec.replace(" ", "")
+    if "->" in spec:
+        return spec
+    letters = spec.replace(",", "")
+    return spec + "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+
+
+def einsum(spec, *operands):
+    """``np.einsum(spec, *operands)``, also under Numba (see the module docstring)."""
+    return np.einsum(spec, *operands)
+
+
+def _loops(spec, ndims):
+    """Python source of the loop nest for ``spec`` (explicit, no ellipsis)."""
+    inputs, output = spec.split("->")
+    subscripts = inputs.split(",")
+    if len(subscripts) != len(ndims) or any(len(s) != n for s, n in zip(subscripts, ndims)):
+        raise numba.core.errors.TypingError(f"einsum {spec!r}: subscripts do not match the operands' ranks")
+    letters = list(dict.fromkeys("".join(subscripts)))
+    lines = ["def impl(spec, *operands):"]
+    for k in range(len(subscripts)):
+        lines.append(f"    a{k} = operands[{k}]")
+    for c in letters:
+        k = next(k for k, s in enumerate(subscripts) if c in s)
+        lines.append(f"    n_{c} = a{k}.shape[{subscripts[k].index(c)}]")
+    if output:
+        lines.append(f"    out = np.zeros(({', '.join('n_' + c for c in output)},), DTYPE)")
+    else:
+        lines.append("    out = DTYPE(0)")
+    depth = 1
+    for c in letters:
+        lines.append("    " * depth + f"for {c} in range(n_{c}):")
+        depth += 1
+    product = " * ".join(f"a{k}[{', '.join(s)}]" if s else f"a{k}" for k, s in enumerate(subscripts))
+    target = f"out[{', '.join(output)}]" if output else "out"
+    lines.append("    " * depth + f"{target} += {product}")
+    lines.append("    return out")
+    return "\n".join(lines)
+
+
+@overload(einsum)
+def _einsum_numba(spec, *operands):
+    if not isinstance(spec, types.StringLiteral):
+        return lambda spec, *operands: numba.literally(spec)
+    text = explicit(spec.literal_value)
+    if "." in text:
+        raise numba.core.errors.TypingError("einsum with `...` is not supported under Numba")
+    ndims = [getattr(op, "ndim", 0) for op in operands]
+    dtype = np.result_type(*[as_dtype(getattr(op, "dtype", op)) for op in operands])
+    namespace = {"np": np, "DTYPE": dtype.type}
+    exec(_loops(text, ndims), namespace)
+    return namespace["impl"]
+
+
+@lowering("numba", "einsum")
+def _einsum_emit(args, params, avals):
+    pos, kw = params["layout"]
+    if kw or not isinstance(pos[0], str):
+        return emit_call("np.einsum")(args, params, avals)     # Numba will refuse it at your line
+    operands = ", ".join(text_of(p, args) for p in pos[1:])
+    return f"rt.einsum({explicit(pos[0])!r}, {operands})"
