@@ -151,6 +151,37 @@ def _index_add_numba(x, index, values):
                 x[index[k]] += values[k]
             return x
         return impl
+    if isinstance(index, types.BaseTuple):
+        return _index_add_tuple(list(index.types), isinstance(values, types.Array))
+
+
+def _index_add_tuple(kinds, array_values):
+    """``x[s0, ..., a0, a1, ...] += values`` under Numba, for leading slices then 1-d integer
+    arrays of one length (``Q[:, rows, cols] += v``, ``logits[np.arange(n), labels]``):
+    generated loops, one per slice, then one over the index arrays."""
+    n_slices = 0
+    while n_slices < len(kinds) and isinstance(kinds[n_slices], types.SliceType):
+        n_slices += 1
+    arrays = kinds[n_slices:]
+    if not arrays or not all(isinstance(t, types.Array) and t.ndim == 1 and isinstance(t.dtype, types.Integer)
+                             for t in arrays):
+        return None
+    lines = ["def impl(x, index, values):"]
+    lines.append(f"    v = x[{', '.join(f'index[{j}]' for j in range(n_slices))}]" if n_slices else "    v = x")
+    counters = [f"s{j}" for j in range(n_slices)]
+    depth = 1
+    for j, c in enumerate(counters):
+        lines.append("    " * depth + f"for {c} in range(v.shape[{j}]):")
+        depth += 1
+    lines.append("    " * depth + "for k in range(index[%d].size):" % n_slices)
+    depth += 1
+    where = counters + [f"index[{n_slices + j}][k]" for j in range(len(arrays))]
+    source = ("values[" + ", ".join(counters + ["k"]) + "]") if array_values else "values"
+    lines.append("    " * depth + f"v[{', '.join(where)}] += {source}")
+    lines.append("    return x")
+    namespace = {}
+    exec("\n".join(lines), namespace)
+    return namespace["impl"]
 
 
 def _slice_text(item, args):
