@@ -160,3 +160,16 @@ def dsplit(ary, indices_or_sections):
     if np.ndim(ary) < 3:
         raise ValueError("np.dsplit only works on arrays of 3 or more dimensions")
     return np.split(ary, indices_or_sections, 2)
+
+
+@composite(np.diagonal)
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """np.diagonal of a matrix (``x.diagonal(k)``): np.diag of it, or of its transpose."""
+    if np.ndim(a) != 2:
+        raise NotImplementedError("np.diagonal: only 2-d arrays are supported; move the two axes last "
+                                  "and index the diagonal")
+    if axis1 % 2 == axis2 % 2:
+        raise ValueError("np.diagonal: axis1 and axis2 cannot be the same")
+    if axis1 % 2 == 1:
+        return np.diag(np.transpose(a), offset)
+    return np.diag(a, offset)

@@ -87,6 +87,8 @@ FOUND_OUTSIDE = {   # silently wrong once, found by programs written by others
     "np.stack(..., axis=-1)": (tc.stacked_on_the_last_axis, (_R.normal(size=(3, 4)), _R.normal(size=(3, 4)))),
     "a.var(None, None, None, 1)": (tc.variance_method_with_ddof, (_R.normal(size=(3, 4)),)),
     "np.max(a, 0, None, True)": (tc.max_with_positional_keepdims, (_R.normal(size=(3, 4)),)),
+    "np.mean(a, axis=(0, -1))": (tc.mean_over_two_axes, (_R.normal(size=(3, 4)),)),
+    "x.diagonal(offset=-1)": (tc.diagonal_method, (_R.normal(size=(3, 3)),)),
 }
 
 

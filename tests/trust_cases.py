@@ -130,3 +130,11 @@ def times_second_factor(x):
 
 def with_a_default_array(x, w=np.ones(2)):
     return np.sum(x * w)
+
+
+def mean_over_two_axes(x):
+    return np.sum(np.sin(np.mean(np.stack((x, 2.0 * x)), axis=(0, -1))))
+
+
+def diagonal_method(x):
+    return np.sum(np.sin(x.diagonal(offset=-1))) + np.sum(np.diagonal(x, 1, 1, 0) ** 2)

@@ -395,9 +395,17 @@ class CallLowering:
             raise self.error(SstadTypeError, "keepdims must be a constant", node)
         ndim = x.type.ndim if isinstance(x.type, A.Array) else 0
         if axis is not None:
+            if isinstance(axis, tuple) and name == "mean" and axis:     # the sum over the count
+                total = self.reduction("sum", [x], {"axis": axis, "keepdims": keepdims}, node)
+                count = ir.Const(1)
+                for a in axis:
+                    size = self.attribute(x, "shape", node)[self.static_int(a, node) % ndim]
+                    count = self.binop("mul", count, size, node)
+                return self.binop("truediv", total, count, node)
             if isinstance(axis, tuple):
                 if name not in ("sum", "prod", "max", "min", "amax", "amin", "any", "all") or not axis:
-                    raise self.error(UnsupportedSyntaxError, f"np.{name} over a tuple of axes", node)
+                    raise self.error(UnsupportedSyntaxError, f"np.{name} over a tuple of axes", node,
+                                     "reduce one axis at a time")
                 axes = sorted((self.static_int(a, node) % ndim for a in axis), reverse=True)
                 for a in axes:
                     x = self.reduction(name, [x], {"axis": ir.Const(a), "keepdims": keepdims}, node)
@@ -454,7 +462,7 @@ class CallLowering:
             if name == "transpose" and args:
                 args = [tuple(args)] if len(args) > 1 else args
             if name == "diagonal":
-                name = "diag"
+                return self.call(np.diagonal, [obj] + list(args), kwargs, node)
             if name in ARRAY_METHODS and hasattr(np, name):      # as np.name(x, ...) is called
                 return self.call(getattr(np, name), [obj] + list(args), kwargs, node)
             if name in ARRAY_METHODS or name == "diag":
