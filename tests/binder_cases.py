@@ -126,7 +126,7 @@ REFUSED = {"take(mode='wrap')": (take_wrapping, "mode='wrap'"),
 def write_through_chosen_view(y, flag):
     y = y.copy()
     z = y[::2] if flag > 0 else y[1::2]
-    z *= 2.0                                          # ERR view
+    z *= 2.0
     return y
 
 

@@ -19,6 +19,9 @@ CASES = {
     "writes in a branch, through a view and its base (then)": (vc.write_in_a_branch, (X6, 1.0)),
     "writes in a branch, through a view and its base (else)": (vc.write_in_a_branch, (X6, -1.0)),
     "s = np.swapaxes(A, 0, 1); s[1] = ...": (vc.swapped_axes, (A34,)),
+    "z = y[::2] if c else y[1:]; z[0] *= 3 (then)": (vc.one_of_two_slices, (X6,)),
+    "z = y[::2] if c else y[1:]; z[0] *= 3 (else)": (vc.one_of_two_slices, (-X6,)),
+    "r = A[i] if c else A[j]; r[1] = ...": (vc.one_of_two_rows, (A34, 0, 2)),
 }
 
 

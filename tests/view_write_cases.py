@@ -62,3 +62,17 @@ def swapped_axes(A):
     s = np.swapaxes(A, 0, 1)
     s[1] = s[0] * s[2]
     return A
+
+
+def one_of_two_slices(x):
+    y = x.copy()
+    z = y[::2] if np.sum(x) > 0.5 else y[1:]
+    z[0] *= 3.0
+    return np.sum(np.sin(y))
+
+
+def one_of_two_rows(A, i, j):
+    A = A * 1.0
+    r = A[i] if np.sum(A) > 0.0 else A[j]
+    r[1] = r[0] * 5.0
+    return A

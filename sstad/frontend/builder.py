@@ -194,7 +194,9 @@ class Builder:
         derived = self.derived_views(state0)
         sides = [self.region(thunk, state0) for thunk in (then_thunk, else_thunk)]
         states = [{**s, (-1, "%value"): r} for _, s, r in sides]
-        keys = [k for k in {**states[0], **states[1]} if not self.still_derived(k, derived, states)]
+        sliced = self.joinable_slices(states)
+        keys = [k for k in {**states[0], **states[1]}
+                if not self.still_derived(k, derived, states) and k not in sliced]
         outs, results, joined = [], ([], []), []
         after = dict(state0)
         for key in keys:
@@ -220,14 +222,46 @@ class Builder:
             joined.extend((out, [leaves[i] for leaves in flat if leaves is not None]) for i, out in enumerate(new))
             after[key] = unflatten(treedef, new)
         value = after.pop((-1, "%value"), None)
+        bounds = {k: after.pop(k) for k in list(after) if k[0] == -1 and k[1].startswith("%bound")}
         self.join_views(joined, after)
         if outs or sides[0][0] or sides[1][0]:
             self.stmts.append(ir.If(outs, cond, ir.Block([], sides[0][0], results[0]),
                                     ir.Block([], sides[1][0], results[1]), loc))
         self.loc = loc
         self.rederive(derived, after, [k for k in derived if k not in keys])
+        for key, (base_key, layout) in sliced.items():       # the view, from the joined bounds
+            view = self.subscript(after[base_key], _rebuild(layout, bounds), None)
+            if key == (-1, "%value"):
+                value = view
+            else:
+                after[key] = view
         self.set_state(after)
         return value
+
+    def joinable_slices(self, states):
+        """Names bound on each path to a basic-indexing view of the same base name
+        (``z = y[::2] if c else y[1:]``): their bounds join as numbers and the view is
+        made again after the join (so writes through it reach ``y``).  Each slice needs a
+        constant positive step; a left-out start is 0 and a left-out stop is past the end.
+        Adds the bounds to ``states`` as ``%bound`` keys; returns {key: (base key, layout)}."""
+        origins = getattr(self, "view_origin", {})
+        out = {}
+        for key in list(states[0]):
+            views = [s.get(key, MISSING) for s in states]
+            made = [origins.get(v) if is_atom(v) else None for v in views]
+            if (key[0] == -1 and key[1] != "%value") or any(o is None or o.prim.name != "getitem" for o in made):
+                continue
+            holders = [{id(v): k for k, v in s.items() if is_atom(v)} for s in states]
+            base_keys = {h.get(id(o.args[0])) for h, o in zip(holders, made)}
+            layouts = [_canonical_index(o) for o in made]
+            if len(base_keys) != 1 or None in base_keys or None in layouts or \
+                    len({_shape_of_index(layout) for layout in layouts}) != 1:
+                continue
+            names = [(-1, f"%bound{key[1]}#{j}") for j in range(len(_atoms_of(layouts[0])))]
+            for s, layout in zip(states, layouts):
+                s.update(zip(names, _atoms_of(layout)))
+            out[key] = (base_keys.pop(), _with_names(layouts[0], names))
+        return out
 
     # --- views across joins ------------------------------------------------------
     def derived_views(self, state):
@@ -366,3 +400,61 @@ def _leaves(*values):
             continue
         out.extend([v] if is_atom(v) else flatten(v)[1])
     return out
+
+
+# --- basic indexing in a canonical form, for joining views ----------------------------
+_PAST_THE_END = 2 ** 62
+
+
+def _canonical_index(origin):
+    """A getitem's index with every slice bound an atom: [("slice", start, stop, step) |
+    ("at", atom) | ("static", item)], or None if a step is not a positive constant."""
+    out = []
+
+    def atom(b, default):
+        if b is None:
+            return ir.Const(default)
+        return origin.args[b] if isinstance(b, Slot) else ir.Const(b)
+    for item in origin.params["index"]:
+        if isinstance(item, slice):
+            step = 1 if item.step is None else item.step
+            if isinstance(step, Slot) or step <= 0:
+                return None
+            out.append(("slice", atom(item.start, 0), atom(item.stop, _PAST_THE_END), ir.Const(step)))
+        elif isinstance(item, Slot):
+            if not isinstance(origin.args[item].type, A.Scalar):
+                return None              # fancy indexing makes a copy, not a view
+            out.append(("at", origin.args[item]))
+        elif isinstance(item, int):
+            out.append(("at", ir.Const(item)))
+        else:
+            out.append(("static", item))
+    return out
+
+
+def _shape_of_index(layout):
+    return tuple(part[0] if part[0] != "static" else ("static", repr(part[1])) for part in layout)
+
+
+def _atoms_of(layout):
+    return [a for part in layout if part[0] != "static" for a in part[1:]]
+
+
+def _with_names(layout, names):
+    names, out = iter(names), []
+    for part in layout:
+        out.append(part if part[0] == "static" else (part[0],) + tuple(next(names) for _ in part[1:]))
+    return out
+
+
+def _rebuild(layout, bounds):
+    """The index, with the joined bounds in place of their names."""
+    out = []
+    for part in layout:
+        if part[0] == "slice":
+            out.append(slice(*(bounds[name] for name in part[1:])))
+        elif part[0] == "at":
+            out.append(bounds[part[1]])
+        else:
+            out.append(part[1])
+    return tuple(out)
