@@ -138,3 +138,19 @@ def mean_over_two_axes(x):
 
 def diagonal_method(x):
     return np.sum(np.sin(x.diagonal(offset=-1))) + np.sum(np.diagonal(x, 1, 1, 0) ** 2)
+
+
+def dead_after_a_type_change(x):
+    if np.sum(x) > 0.5:
+        z = x * 2.0
+    else:
+        z = np.sum(x)
+    return np.sum(np.sin(x))
+
+
+def read_after_a_type_change(x):
+    if np.sum(x) > 0.5:
+        z = x * 2.0
+    else:
+        z = np.sum(x)
+    return np.sum(np.sin(z))      # ERR conflict

@@ -18,6 +18,14 @@ from sstad.runtime.primitive import Slot, lookup
 
 TRUE, FALSE = ir.Const(True), ir.Const(False)
 MISSING = object()
+
+
+class Conflict:
+    """A name whose paths disagree on its type or structure after an ``if``: reading it
+    raises ``error``; a name nothing reads afterwards is no error (valid Python)."""
+
+    def __init__(self, error):
+        self.error = error
 MAX_FIXPOINT = 8
 
 
@@ -212,7 +220,13 @@ class Builder:
                 if same_value(a, b):
                     after[key] = a
                     continue
-            treedef, flat, types = self.join_leaves(key, [a, b])
+            try:
+                treedef, flat, types = self.join_leaves(key, [a, b])
+            except SstadTypeError as error:
+                if key[0] == -1 or key[1].startswith("%"):
+                    raise
+                after[key] = Conflict(error)     # an error only if something reads it later
+                continue
             new = [ir.Var(hint if key[1] == "%value" else hint_of(key), t) for t in types]
             for side, leaves in enumerate(flat):
                 stmts = sides[side][0]

@@ -8,7 +8,7 @@ import numpy as np
 from numba.extending import overload
 
 from sstad.errors import SstadTypeError, UnsupportedSyntaxError
-from sstad.frontend.builder import FALSE, TRUE
+from sstad.frontend.builder import FALSE, TRUE, Conflict
 from sstad.frontend.objects import is_object, member
 from sstad.frontend.pytree import StaticList, flatten, is_atom, same_treedef
 from sstad.frontend.scope import resolve
@@ -109,6 +109,8 @@ class ExpressionLowering:
                 and not callable(value):
             self.frozen.append(self.value_guard(name, where, value))    # tuples, configs, ...
         if where == "local":
+            if isinstance(value, Conflict):
+                raise value.error
             return value
         if where == "unbound":
             raise self.error(SstadTypeError, f"`{name}` is used before it is assigned", node)
