@@ -65,7 +65,7 @@ Primitive("size", np.size, lambda avals, params: _INT, lambda args, params, aval
 
 # --- reverse-mode rules ----------------------------------------------------------
 from sstad.runtime.broadcast import unbroadcast  # noqa: E402
-from sstad.runtime.primitive import defvjp  # noqa: E402
+from sstad.runtime.primitive import defvjp, lookup  # noqa: E402
 
 
 @defvjp("reshape")
@@ -191,8 +191,22 @@ def _(a, shift, out, dout, axis=None):
     return (np.roll(dout, -shift, axis), None)
 
 
+def _repeat_infer(avals, params):
+    """The rank is known whatever the repeats (a list of them makes the length data-dependent)."""
+    pos, kw = params["layout"]
+    axis = pos[2] if len(pos) > 2 else kw.get("axis")
+    x = avals[0]
+    return A.Array(x.dtype, 1 if axis is None else max(getattr(x, "ndim", 0), 1))
+
+
+lookup("repeat").infer = _repeat_infer
+
+
 @defvjp("repeat")
 def _(a, repeats, out, dout, axis=None):
+    if np.ndim(repeats) != 0:
+        raise NotImplementedError("the derivative of np.repeat with a sequence of repeats is not supported; "
+                                  "repeat by one number, or build the pieces with np.concatenate")
     if axis is None:
         return (np.reshape(np.sum(np.reshape(dout, (a.size, repeats)), axis=1), np.shape(a)), None)
     moved = np.swapaxes(dout, axis, -1)

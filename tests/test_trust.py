@@ -137,3 +137,10 @@ def test_a_name_whose_type_differs_on_two_paths_is_an_error_only_when_read():
     with pytest.raises(SstadError, match="on one path and a f64~ on another") as info:
         sstad.jit(tc.read_after_a_type_change, backend="python")(x)
     assert "trust_cases.py" in str(info.value)
+
+
+def test_repeat_by_a_list_compiles_and_its_derivative_is_refused_by_name():
+    x = np.random.default_rng(1).normal(size=(3, 3))
+    assert sstad.jit(tc.repeat_by_a_list, backend="python")(x) == pytest.approx(tc.repeat_by_a_list(x))
+    with pytest.raises(SstadError, match="sequence of repeats"):
+        sstad.grad(tc.repeat_by_a_list)(x)

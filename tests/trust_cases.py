@@ -154,3 +154,7 @@ def read_after_a_type_change(x):
     else:
         z = np.sum(x)
     return np.sum(np.sin(z))      # ERR conflict
+
+
+def repeat_by_a_list(x):
+    return np.sum(np.sin(np.repeat(x, [1, 2, 1], axis=0)))

@@ -598,6 +598,8 @@ def _np_shape(self, args, kwargs, node):
 
 def _np_ndim(self, args, kwargs, node):
     x = args[0]
+    if isinstance(x, (tuple, StaticList)):      # a nested sequence, as np.asarray would see it
+        return ir.Const(1 + (_np_ndim(self, [x[0]], {}, node).value if len(x) else 0))
     return ir.Const(x.type.ndim if is_atom(x) and isinstance(x.type, A.Array) else 0)
 
 
