@@ -224,7 +224,7 @@ def _(x, source, destination, out, dout):
     return (np.moveaxis(dout, destination, source), None, None)
 
 
-from sstad.runtime.primitive import Slot, emit_call, lookup, text_of  # noqa: E402
+from sstad.runtime.primitive import Slot, emit_call  # noqa: E402
 
 
 def _flip_emit(args, params, avals):
