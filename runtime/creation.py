@@ -48,6 +48,6 @@ def _(items, out, dout):
 from sstad.runtime.primitive import declare  # noqa: E402
 
 declare("asarray", may_alias=True)
-declare("empty", "empty_like", effect=True)           # uninitialised memory: never merged
+declare("empty", "empty_like", fresh=True)            # uninitialised memory: never merged
 
 declare("zeros_like", "ones_like", "empty_like", "full_like", shape_of=0)

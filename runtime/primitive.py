@@ -48,7 +48,9 @@ class Primitive:
         self.may_alias = False   # the result may share memory with the first argument
         self.multilinear = False  # linear in each argument separately (forward mode's JVP)
         self.shape_only = frozenset()   # argument positions read only for their shape
-        self.effect = False      # not a pure function of its operands: never merged or moved
+        self.effect = False      # side effects, or results not a function of the operands:
+                                 # never merged, moved or run at compile time
+        self.fresh = False       # allocates memory it does not fill (np.empty): never merged
         self.identity = None     # (neutral constant, positions it may take): x * 1 is x
         self.shape_of = None     # the argument position whose shape the result has
         if name in PRIMITIVES:
@@ -93,7 +95,9 @@ def lowering(backend, *names):
 
 def declare(*names, **properties):
     """Declare properties of primitives: ``view``, ``may_alias``, ``multilinear``,
-    ``shape_only`` (argument positions), ``effect``.  A view may alias too."""
+    ``shape_only`` (argument positions), ``effect``, ``fresh``, ``identity``, ``shape_of``.
+    A view may alias too.  A primitive with effects must have a type rule that does not
+    run it (``by_prototype`` runs the implementation on stand-ins)."""
     for name in names:
         prim = PRIMITIVES[name]
         for key, value in properties.items():
@@ -102,6 +106,8 @@ def declare(*names, **properties):
             setattr(prim, key, frozenset(value) if key == "shape_only" else value)
         if prim.view:
             prim.may_alias = True
+        if prim.effect and getattr(prim.infer, "runs_impl", False):
+            raise ValueError(f"primitive {name!r} has effects: give it a type rule that does not run it")
 
 
 def nondiff(*names):
@@ -174,8 +180,12 @@ def run_on_prototypes(impl, avals, params):
 
 
 def by_prototype(impl):
-    """Type rule that asks NumPy itself: run ``impl`` on prototypes of the arguments."""
-    return lambda avals, params: run_on_prototypes(impl, avals, params)
+    """Type rule that asks NumPy itself: run ``impl`` on prototypes of the arguments
+    (only for pure functions: ``declare(..., effect=True)`` refuses it)."""
+    def infer(avals, params):
+        return run_on_prototypes(impl, avals, params)
+    infer.runs_impl = True
+    return infer
 
 
 # --- emit rules -------------------------------------------------------------------

@@ -54,3 +54,18 @@ def test_passes_and_transforms_ask_primitive_records_not_name_sets():
             text = path.read_text()
             sets = re.findall(r"^[A-Z_]+ = (?:set|frozenset)?\(?[{(]\s*\"[a-z_.]+\"", text, re.M)
             assert not sets or path.stem == "lists", (path.name, sets)
+
+
+def test_primitives_with_effects_have_type_rules_that_do_not_run_them():
+    """Type inference never runs an implementation with side effects (a collective)."""
+    import pytest
+
+    from sstad.runtime.primitive import PRIMITIVES, Primitive, by_prototype, declare
+    effectful = [p for p in PRIMITIVES.values() if p.effect]
+    assert effectful and not any(getattr(p.infer, "runs_impl", False) for p in effectful)
+    Primitive("test.send", print, by_prototype(print), lambda args, params, avals: "")
+    try:
+        with pytest.raises(ValueError, match="has effects"):
+            declare("test.send", effect=True)
+    finally:
+        PRIMITIVES.pop("test.send")

@@ -14,7 +14,7 @@ from sstad.passes import register_pass
 from sstad.runtime import abstract as A
 
 def _key(stmt, mutable, mapping):
-    if not isinstance(stmt, ir.Apply) or stmt.prim.mutates or stmt.prim.effect or len(stmt.outs) != 1:
+    if not isinstance(stmt, ir.Apply) or stmt.prim.mutates or stmt.prim.effect or stmt.prim.fresh or len(stmt.outs) != 1:
         return None
     out = stmt.outs[0]
     if isinstance(out.type, A.ListOf) or any(isinstance(getattr(a, "type", None), A.ListOf) for a in stmt.args):
