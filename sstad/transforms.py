@@ -25,7 +25,7 @@ def lower_any(fun, args):
     optimise it: dead code is gone before it is differentiated (no derivative work for
     it, and no ``0 * inf`` from a rule that runs where nothing needs it)."""
     lowered = fun.sstad_lower(args) if hasattr(fun, "sstad_lower") else lower(fun, args)
-    run_passes(lowered[0])
+    run_passes(lowered[0], phase="ad")
     return lowered
 
 

@@ -71,3 +71,24 @@ def test_fused_expressions_keep_evaluation_order():
     assert sstad.jit(pc.fusion_hazards)(x, 3) == pytest.approx(pc.fusion_hazards(x, 3), rel=1e-14)
     g = sstad.jit(sstad.grad(pc.fusion_hazards))(x, 3)
     np.testing.assert_allclose(g, sstad.grad(pc.fusion_hazards)(x, 3), rtol=1e-13)
+
+
+def test_a_pass_runs_only_in_the_phases_it_declares():
+    from sstad.passes import PASSES, register_pass
+
+    seen = []
+
+    @register_pass("test_backend_only", phases=("backend",))
+    def backend_only(module):
+        seen.append(module.entry.name)
+        return False
+    try:
+        x = np.ones(3)
+        sstad.jit(sstad.grad(pass_cases_phase), backend="python")(x)
+        assert seen == ["pass_cases_phase_grad"]      # not on the function being differentiated
+    finally:
+        PASSES.pop("test_backend_only")
+
+
+def pass_cases_phase(x):
+    return np.sum(np.sin(x))

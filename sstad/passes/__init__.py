@@ -1,22 +1,35 @@
 """Named IR passes.  Each returns True if it changed the module; the verifier runs after
-every pass, and ``sstad dump --after NAME`` shows the IR after it."""
+every pass, and ``sstad dump --after NAME`` shows the IR after it.
+
+Passes run in two phases: ``"ad"``, on a function about to be differentiated (so dead
+code has no derivative work, and nothing runs a rule where no value needs it), and
+``"backend"``, on what a backend will emit (the primal or the derivative).  A pass
+declares the phases it belongs to; a pass that is only valid once no transform will
+read the IR again (an outliner of loop regions, say, where a ``Call`` would otherwise
+look like recursion to reverse mode) registers for ``"backend"`` only."""
 from sstad.ir.verify import verify_module
 
 PASSES = {}
+PHASES = ("ad", "backend")
 
 
-def register_pass(name):
+def register_pass(name, phases=PHASES):
     def register(fn):
+        unknown = set(phases) - set(PHASES)
+        if unknown:
+            raise ValueError(f"unknown pass phases {sorted(unknown)}; phases: {PHASES}")
+        fn.phases = tuple(phases)
         PASSES[name] = fn
         return fn
     return register
 
 
-def run_passes(module, until=None):
-    """Run the pipeline in order (stopping after ``until`` if given)."""
+def run_passes(module, until=None, phase="backend"):
+    """Run the pipeline of ``phase`` in order (stopping after ``until`` if given)."""
     for name, fn in PASSES.items():
-        fn(module)
-        verify_module(module)
+        if phase in fn.phases:
+            fn(module)
+            verify_module(module)
         if name == until:
             break
     return module
