@@ -33,11 +33,13 @@ the generator draws about 1,900 (function, call form, shape) combinations over 1
 """
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import inspect
 import itertools
 import math
 import os
+import shutil
 import sys
 import tempfile
 import zlib
@@ -742,8 +744,10 @@ def _attach(cases):
         lines += ["    " + b for b in c.body]
         lines.append("")
     text = "\n".join(lines) + "\n"
-    folder = os.path.join(tempfile.gettempdir(), f"sstad_numpy_surface_{os.getuid()}")
-    os.makedirs(folder, exist_ok=True)
+    folder = os.path.join(tempfile.gettempdir(), f"sstad_numpy_surface_{os.getpid()}")
+    if not os.path.isdir(folder):
+        os.makedirs(folder)
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)  # sstad reads it until the end
     digest = f"{zlib.crc32(text.encode()):08x}"
     file = os.path.join(folder, f"surface_cases_{digest}.py")
     if not os.path.exists(file):

@@ -8,8 +8,10 @@ function of the random generator.  The calls are written into a module and impor
 because sstad reads the source of what it compiles.
 """
 import ast
+import atexit
 import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 
@@ -236,7 +238,9 @@ def _module(name, calls):
              "SPECIAL = np.array([[1.0, np.nan, -0.5], [np.inf, 2.0, -np.inf]])"]
     for k, call in enumerate(calls):
         lines.append(f"def case_{k}({parameters(call)}):\n    return {call}")
-    path = os.path.join(tempfile.mkdtemp(prefix="sstad_composites_"), name + ".py")
+    folder = tempfile.mkdtemp(prefix="sstad_composites_")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)     # sstad reads it until the end
+    path = os.path.join(folder, name + ".py")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
     spec = importlib.util.spec_from_file_location(name, path)
