@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import sstad
-from sstad.errors import SstadError, SstadTypeError, UnsupportedSyntaxError
+from sstad.errors import SstadTypeError, UnsupportedSyntaxError
 from sstad.testing import check_grads
 
 
