@@ -897,7 +897,7 @@ class _Gen:
             return self.npcall(env, pad)
         if kind == "view_write":
             return self.view_write(env, pad)
-        if kind == "list" and self.draw(st.integers(0, 2)) == 0:
+        if kind == "list" and self.ok("stack_list") and self.draw(st.integers(0, 2)) == 0:
             return self.list_of_arrays(env, pad, indent, depth)
         if kind == "if":
             self.tags.add("if")
