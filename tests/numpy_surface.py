@@ -985,3 +985,18 @@ def _main(argv):
 
 if __name__ == "__main__":
     _main(sys.argv[1:])
+
+
+def report(outcome, messages, what, fix, source=""):
+    """Turn an outcome into a pytest verdict: a pass returns, a refusal is a skip with its
+    message, a test point that is not smooth is the test's own error (``fix`` says where
+    to change it), anything else fails with the checks' messages."""
+    import pytest
+    if outcome == "pass":
+        return
+    detail = "\n".join(f"[{check}] {message}" for check, message in messages.items())
+    if outcome == "refused":
+        pytest.skip(f"refused: {detail.splitlines()[0]}")
+    if outcome == "badpoint":
+        raise RuntimeError(f"the test point of {what} is not smooth ({fix}):\n{detail}")
+    pytest.fail(f"{outcome.upper()}: {what}\n{source}{detail}", pytrace=False)

@@ -33,14 +33,7 @@ def _params(backend):
 
 def _check(case, backend):
     outcome, messages = ns.run_case(case, backend)
-    if outcome == "pass":
-        return
-    detail = "\n".join(f"[{check}] {message}" for check, message in messages.items())
-    if outcome == "refused":
-        pytest.skip(f"refused: {detail.splitlines()[0]}")
-    if outcome == "badpoint":
-        raise RuntimeError(f"the test point is not smooth (fix the input kind in numpy_surface.SPECS):\n{detail}")
-    pytest.fail(f"{outcome.upper()}: {case.id}\n{ns.source(case)}\n{detail}", pytrace=False)
+    ns.report(outcome, messages, case.id, "fix the input kind in numpy_surface.SPECS", ns.source(case) + "\n")
 
 
 @pytest.mark.parametrize("case", _params("python"))

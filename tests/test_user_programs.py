@@ -36,14 +36,7 @@ def _params(backend):
 def check_program(name, backend):
     prog = up.PROGRAMS[name]
     outcome, messages = ns.run_checks(prog.fn, prog.args, backend, FILE)
-    if outcome == "pass":
-        return
-    detail = "\n".join(f"[{check}] {message}" for check, message in messages.items())
-    if outcome == "refused":
-        pytest.skip(f"refused: {detail.splitlines()[0]}")
-    if outcome == "badpoint":
-        raise RuntimeError(f"the test point of {name} is not smooth (change its make_args):\n{detail}")
-    pytest.fail(f"{outcome.upper()}: {name}\n{detail}", pytrace=False)
+    ns.report(outcome, messages, name, "change its make_args")
 
 
 @pytest.mark.parametrize("name", _params("python"))
