@@ -73,7 +73,8 @@ def stacked_emit(fname):
         if not (isinstance(first, A.ListOf) and isinstance(first.elem, A.Array)):
             return emit_call(fname)(args, params, avals)
         pos, kw = params["layout"]
-        if len(pos) != 1 and fname != "np.stack" or any(k != "axis" for k in kw):
+        if len(pos) != 1 and fname != "np.stack" or any(k != "axis" for k in kw) or (
+                fname == "np.vstack" and first.elem.ndim != 1):      # vstack of rows only
             return emit_call(fname)(args, params, avals)
         axis = (pos[1] if len(pos) > 1 else kw.get("axis", 0)) if fname == "np.stack" else 0
         ndim = first.elem.ndim + 1

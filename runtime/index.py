@@ -212,7 +212,20 @@ Primitive("index_add", _index_add_impl, lambda avals, params: avals[0], _index_a
 # --- take, sort: indexing by computed positions ----------------------------------
 from sstad.runtime.primitive import defvjp, emit_call, nondiff, numpy_primitive  # noqa: E402
 
-numpy_primitive("take", np.take)
+def _take_infer(avals, params):
+    """``np.take``'s rank: the indices' rank, plus the other axes when ``axis`` is given
+    (not asked of NumPy on stand-ins: a constant index may exceed their length)."""
+    pos, kw = params["layout"]
+    given = dict(zip(("a", "indices", "axis"), pos), **kw)
+    indices, axis = given["indices"], given.get("axis")
+    index_ndim = avals[indices].ndim if isinstance(indices, Slot) and isinstance(avals[indices], A.Array) \
+        else 0 if isinstance(indices, Slot) else np.ndim(indices)
+    a = avals[0]
+    ndim = index_ndim + (a.ndim - 1 if axis is not None and isinstance(a, A.Array) else 0)
+    return A.Array(a.dtype, ndim) if ndim else A.Scalar(a.dtype)
+
+
+numpy_primitive("take", np.take, _take_infer)
 numpy_primitive("sort", np.sort)
 numpy_primitive("argsort", np.argsort)
 nondiff("argsort")
@@ -220,6 +233,7 @@ nondiff("argsort")
 
 @defvjp("take")
 def _(a, indices, out, dout, axis=None):
+    indices = np.asarray(indices)     # a constant list of indices too
     if axis is None:              # NumPy takes from the flattened array
         flat = index_add(np.zeros_like(np.ravel(a)), np.ravel(indices), np.ravel(dout))
         return (np.reshape(flat, np.shape(a)), None)

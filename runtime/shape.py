@@ -12,6 +12,7 @@ atleast_1d atleast_2d""".split()
 for _name in SHAPE_FUNCTIONS:
     numpy_primitive(_name, getattr(np, _name))
 lowering("numba", "stack")(stacked_emit("np.stack"))    # Numba stacks tuples, not lists
+lowering("numba", "vstack")(stacked_emit("np.vstack"))
 
 
 def _reshape_infer(avals, params):
@@ -153,6 +154,13 @@ def split_like(dout, arrays, axis):
 
 @defvjp("concatenate")
 def _(arrays, out, dout, axis=0):
+    if axis is None:              # NumPy joins the flattened arrays
+        pieces = ()
+        start = 0
+        for a in arrays:
+            pieces = pieces + (np.reshape(dout[start:start + a.size], np.shape(a)),)
+            start = start + a.size
+        return (pieces,)
     return (split_like(dout, arrays, axis),)
 
 
@@ -188,6 +196,9 @@ def _(arrays, out, dout):
 
 @defvjp("roll")
 def _(a, shift, out, dout, axis=None):
+    if np.ndim(shift) != 0:
+        raise NotImplementedError("the derivative of np.roll by a tuple of shifts is not supported; "
+                                  "roll one axis at a time")
     return (np.roll(dout, -shift, axis), None)
 
 
@@ -272,3 +283,14 @@ def _roll_numba(args, params, avals):
     k = f"({n} - ({shift}) % {n}) % {n}"                    # the first element of the result
     lead = ":, " * axis
     return f"np.concatenate(({x}[{lead}{k}:], {x}[{lead}:{k}]), axis={axis})"
+
+
+@lowering("numba", "concatenate")
+def _concatenate_numba(args, params, avals):
+    """Numba's np.concatenate has no ``axis=None``: join the flattened arrays."""
+    pos, kw = params["layout"]
+    given = dict(zip(("arrays", "axis"), pos), **kw)
+    if "axis" not in given or given["axis"] is not None or not isinstance(given["arrays"], tuple):
+        return emit_call("np.concatenate")(args, params, avals)
+    flat = ", ".join(f"np.ascontiguousarray({text_of(p, args)}).ravel()" for p in given["arrays"])
+    return f"np.concatenate(({flat},))"

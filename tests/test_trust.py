@@ -89,7 +89,25 @@ FOUND_OUTSIDE = {   # silently wrong once, found by programs written by others
     "np.max(a, 0, None, True)": (tc.max_with_positional_keepdims, (_R.normal(size=(3, 4)),)),
     "np.mean(a, axis=(0, -1))": (tc.mean_over_two_axes, (_R.normal(size=(3, 4)),)),
     "x.diagonal(offset=-1)": (tc.diagonal_method, (_R.normal(size=(3, 3)),)),
+    "np.take(x, [1, 0, 0]), x.take([2, 1])": (tc.take_a_constant_list, (_R.normal(size=3),)),
+    "np.take(A, [0, 1], -1)": (tc.take_a_constant_list_along_an_axis, (_R.normal(size=(3, 3)),)),
+    "np.concatenate(..., axis=None)": (tc.concatenate_flattened, (_R.normal(size=(3, 3)),)),
+    "np.vstack(hs) of an appended list": (tc.vstack_of_an_appended_list, (_R.normal(size=3),)),
 }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(FOUND_OUTSIDE))
+def test_found_outside_under_numba(name):
+    fn, args = FOUND_OUTSIDE[name]
+    check_grads(fn, args, backend="numba")
+
+
+def test_roll_by_a_tuple_compiles_and_its_derivative_is_refused_by_name():
+    x = np.array([0.3, -0.4, 0.9])
+    assert sstad.jit(tc.roll_by_a_tuple, backend="python")(x) == pytest.approx(tc.roll_by_a_tuple(x))
+    with pytest.raises(SstadError, match="tuple of shifts"):
+        sstad.grad(tc.roll_by_a_tuple)(x)
 
 
 @pytest.mark.parametrize("name", sorted(FOUND_OUTSIDE))

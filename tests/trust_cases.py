@@ -158,3 +158,26 @@ def read_after_a_type_change(x):
 
 def repeat_by_a_list(x):
     return np.sum(np.sin(np.repeat(x, [1, 2, 1], axis=0)))
+
+
+def take_a_constant_list(x):
+    return np.sum(np.sin(np.take(x, [1, 0, 0]))) + np.sum(np.sin(x.take([2, 1])))
+
+
+def take_a_constant_list_along_an_axis(A):
+    return np.sum(np.sin(np.take(A, [0, 1], -1)))
+
+
+def concatenate_flattened(A):
+    return np.sum(np.sin(np.concatenate((A, 2.0 * A), axis=None)) * np.arange(18.0))
+
+
+def vstack_of_an_appended_list(x):
+    hs = []
+    for i in range(3):
+        hs.append(x * i)
+    return np.sum(np.sin(np.vstack(hs)) * np.arange(9.0).reshape(3, 3))
+
+
+def roll_by_a_tuple(x):
+    return np.sum(np.sin(np.roll(x, (1, 2))) * np.arange(3.0))

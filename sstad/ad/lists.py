@@ -41,7 +41,7 @@ def list_roots(block, roots):
     return roots
 
 
-LIST_READS = ("getitem", "builtin.sum", "array", "stack")   # what reverse mode reads lists with
+LIST_READS = ("getitem", "builtin.sum", "array", "stack", "vstack")   # what reverse mode reads lists with
 
 
 def list_ops(block, root, roots, name):
@@ -255,6 +255,10 @@ class ListAdjoints:
             position = self.L.apply("op.mod", [index, n], hint="i")      # negative indices too
             return self.add_to_list_adjoint(lst, position, dout)
 
+        if stmt.prim.name == "vstack" and lst.type.elem.ndim != 1:
+            raise UnsupportedSyntaxError("reverse mode through np.vstack of a run-time list of arrays of rank "
+                                         f"{lst.type.elem.ndim} is not supported", stmt.loc,
+                                         "use np.concatenate of a tuple, or np.stack")
         axis = stacking_axis(stmt, dout)
 
         def each(k):

@@ -2,6 +2,7 @@
 (the same IR, elementwise chains fused, compiled by ``numba.njit`` in nopython mode)."""
 from __future__ import annotations
 
+import os
 import re
 
 import numba
@@ -28,7 +29,7 @@ class NumbaBackend(Backend):
         return load_numba(source, [f.name for f in module.functions], module.entry.name, label)[0]
 
     def translate_error(self, exc, fn_name, loc):
-        if not isinstance(exc, self.ERRORS):
+        if not isinstance(exc, self.ERRORS) and not _raised_inside_numba(exc):
             return None
         text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip()
         lines = [line.strip() for line in text.splitlines() if line.strip()]
@@ -42,3 +43,11 @@ class NumbaBackend(Backend):
 
 PYTHON = register(PythonBackend())
 NUMBA = register(NumbaBackend())
+
+
+def _raised_inside_numba(exc):
+    """An internal error of Numba's typing (an AssertionError, say): Numba cannot compile."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and f"{os.sep}numba{os.sep}" in tb.tb_frame.f_code.co_filename
