@@ -201,6 +201,9 @@ SIG_CALLS = {
     "np.linalg.solve": ("mx", [("nn", "n"), ("nn", "nm"), ("Bnn", "Bnm"), ("Bnn", "n")], (), False),
     "np.linalg.cholesky": ("s", ["nn", "Bnn"], (), False),
 }
+#: drawn twice as often: the functions whose parameters change the most (axes, orders, offsets)
+SIG_OFTEN = ["np.roll", "np.transpose", "np.linalg.norm", "np.var", "np.std", "np.trace", "np.triu",
+             "np.tril", "np.diag", "np.take", "np.sort", "np.linalg.solve"]
 EINSUMS = [("ij->ji", "nm"), ("ii->", "nn"), ("ii", "nn"), ("ij->", "nm"), ("ij,jk->ik", "nk", "km"),
            ("ij,ij->", "nm", "nm"), ("ij,j->i", "nm", "m"), ("i,j->ij", "n", "m"), ("bij,bjk->bik", "Bnk", "Bkm")]
 
@@ -424,7 +427,9 @@ class _Gen:
         self.tags.add("creation")
         shape = str(ty[1]) if _is_vec(ty) else f"({ty[1]}, {ty[2]})"
         form = self.choice(["np.ones({}) * ({})", "np.zeros({}) + ({})", "np.full({}, 1.0) * ({})",
-                            "np.linspace(0.0, 1.0, {}) * ({})" if _is_vec(ty) else "np.ones({}) * ({})"])
+                            "np.linspace(0.0, 1.0, {}) * ({})" if _is_vec(ty) else "np.ones({}) * ({})",
+                            # entries and derivatives that differ (a rule that mixes axes shows)
+                            "np.sin(np.arange(%d).reshape({}) * 0.7 + ({}))" % (ty[1] * (1 if _is_vec(ty) else ty[2]))])
         if FULL_FILL and self.flag() and not self.f32:
             form = "np.full({}, {})"        # a run-time fill value
         if self.f32:
@@ -629,7 +634,7 @@ class _Gen:
         NumPy refuses is drawn again).  The result's shape gives the new variable's type
         (3-d results are summed over the batch or indexed)."""
         for _ in range(6):
-            made = self._npcall_form()
+            made = self._npcall_form(env)
             if made is not None:
                 break
         else:
@@ -662,11 +667,19 @@ class _Gen:
         env.append(_Var(name, ty))
         return [line]
 
-    def _npcall_form(self):
+    def _npcall_form(self, env=()):
         """``(template, [(kind, shape)], result shape, tags, returns a tuple)`` or None."""
-        names = list(SIG_CALLS) + ["einsum"]
+        names = list(SIG_CALLS) + ["einsum"] + SIG_OFTEN
         fname = self.choice(names)
         dims = {"n": self.choice([3, 2, 4]), "m": self.choice([2, 3, 4]), "k": self.choice([2, 3])}
+        # sizes of the variables at hand, so operands are often the arguments themselves
+        # (random entries: a rule that mixes up axes shows; constant-filled arrays hide it)
+        mats = [v for v in env if _is_mat(v.ty)]
+        vecs = [v for v in env if _is_vec(v.ty) and v.ty[1] > 1]
+        if mats and self.flag():
+            dims["n"], dims["m"] = self.choice(mats).ty[1:]
+        if vecs and self.flag():
+            dims[self.choice(["k", "n", "m"])] = self.choice(vecs).ty[1]
         dims["B"] = self.choice([2, dims["n"]])           # B == n catches rules that reverse all axes
         tags = set()
         if fname == "einsum":
