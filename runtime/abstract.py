@@ -59,8 +59,13 @@ def short(dtype):
     return _SHORT.get(np.dtype(dtype).name, np.dtype(dtype).name)
 
 
+ARRAY_TYPES = []     # array types of other memories a backend accepts (device arrays)
+
+
 def of_value(value):
     """The abstract value of a runtime leaf, or None if it is not a number or array."""
+    if ARRAY_TYPES and isinstance(value, tuple(ARRAY_TYPES)):
+        return Array(np.dtype(value.dtype), value.ndim)
     if isinstance(value, (bool, np.bool_)):
         return Scalar(np.dtype(np.bool_), weak=isinstance(value, bool))
     if isinstance(value, int):

@@ -30,6 +30,23 @@ class LoggedBackend(Backend):
         return namespace[module.entry.name]
 
 
+class DeviceArray:
+    """An array in another memory: it has a dtype and a rank, and the backend that owns it
+    moves it (here: it only wraps a NumPy array)."""
+
+    def __init__(self, data):
+        self.data = data
+        self.dtype, self.ndim = data.dtype, data.ndim
+
+
+class DeviceBackend(LoggedBackend):
+    name = "device"
+    array_types = (DeviceArray,)
+
+    def call(self, fn, leaves):
+        return fn(*(v.data if isinstance(v, DeviceArray) else v for v in leaves))
+
+
 @pytest.fixture(scope="module")
 def logged():
     backend = register(LoggedBackend())
@@ -68,3 +85,15 @@ def test_each_backend_lowers_through_its_own_table():
 def test_an_unknown_backend_is_a_clear_error():
     with pytest.raises(ValueError, match="backend must be one of"):
         sstad.jit(bc.chain, backend="cuda")
+
+
+def test_a_backends_own_arrays_are_run_time_arguments():
+    """Device arrays are arguments of the compiled code, not compile-time constants."""
+    backend = register(DeviceBackend())
+    try:
+        f = sstad.jit(bc.chain, backend="device")
+        for x in (np.arange(3.0), np.linspace(-1.0, 1.0, 3)):
+            assert f(DeviceArray(x)) == pytest.approx(bc.chain(x), rel=1e-14)
+        assert len(f._compiled) == 1                     # one signature: f64[:]
+    finally:
+        BACKENDS.pop(backend.name)

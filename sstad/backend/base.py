@@ -9,6 +9,7 @@ reach backends only through :func:`get_backend` and :data:`BACKENDS`.
 """
 from __future__ import annotations
 
+from sstad.runtime import abstract as A
 from sstad.runtime.primitive import LOWERINGS
 
 BACKENDS: dict = {}        # name -> Backend
@@ -21,6 +22,7 @@ class Backend:
     pass decides which); ``name``: the key of its lowering table."""
     name = None
     fuse = False
+    array_types = ()     # its own array types (device arrays): run-time arrays, never constants
 
     def lower(self, prim):
         """The function ``(args, params, avals) -> text`` that spells ``prim`` here."""
@@ -48,6 +50,9 @@ class Backend:
 def register(backend):
     """Make ``backend`` (an instance) available as ``sstad.jit(f, backend=backend.name)``."""
     BACKENDS[backend.name] = backend
+    for t in backend.array_types:
+        if t not in A.ARRAY_TYPES:
+            A.ARRAY_TYPES.append(t)
     return backend
 
 

@@ -320,7 +320,7 @@ def flatten_runtime(value):
     leaves = []
 
     def walk(v):
-        if isinstance(v, (bool, int, float, complex, np.generic, np.ndarray)):
+        if isinstance(v, (bool, int, float, complex, np.generic, np.ndarray, *A.ARRAY_TYPES)):
             if isinstance(v, np.ndarray) and v.dtype == object:
                 raise UnsupportedSyntaxError("arrays of Python objects are not supported")
             leaves.append(v)
