@@ -11,7 +11,7 @@ from numba.core import types
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
-from sstad.runtime.primitive import emit_call, lowering, text_of
+from sstad.runtime.primitive import Slot, emit_call, lowering, text_of
 
 
 def explicit(spec):
@@ -78,3 +78,33 @@ def _einsum_emit(args, params, avals):
         return emit_call("np.einsum")(args, params, avals)     # Numba will refuse it at your line
     operands = ", ".join(text_of(p, args) for p in pos[1:])
     return f"rt.einsum({explicit(pos[0])!r}, {operands})"
+
+
+def tensordot_spec(ndim_a, ndim_b, axes):
+    """The einsum subscripts of ``np.tensordot(a, b, axes)`` for arrays of these ranks."""
+    if isinstance(axes, int):
+        pairs = list(zip(range(ndim_a - axes, ndim_a), range(axes)))
+    else:
+        first, second = ((ax,) if isinstance(ax, int) else tuple(ax) for ax in axes)
+        pairs = [(i % ndim_a, j % ndim_b) for i, j in zip(first, second)]
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    a = [next(letters) for _ in range(ndim_a)]
+    b = [next(letters) for _ in range(ndim_b)]
+    for i, j in pairs:
+        b[j] = a[i]
+    contracted_a = {i for i, _ in pairs}
+    contracted_b = {j for _, j in pairs}
+    out = [c for k, c in enumerate(a) if k not in contracted_a] + [c for k, c in enumerate(b) if k not in contracted_b]
+    return f"{''.join(a)},{''.join(b)}->{''.join(out)}"
+
+
+@lowering("numba", "tensordot")
+def _tensordot_emit(args, params, avals):
+    """Numba has no np.tensordot: the same contraction as generated einsum loops."""
+    pos, kw = params["layout"]
+    given = dict(zip(("a", "b", "axes"), pos), **kw)
+    axes = given.get("axes", 2)
+    if isinstance(axes, Slot) or any(isinstance(x, Slot) for x in (axes if isinstance(axes, tuple) else ())):
+        return emit_call("np.tensordot")(args, params, avals)
+    spec = tensordot_spec(getattr(avals[0], "ndim", 0), getattr(avals[1], "ndim", 0), axes)
+    return f"rt.einsum({spec!r}, {text_of(given['a'], args)}, {text_of(given['b'], args)})"

@@ -20,3 +20,11 @@ def three_operands(a, b, c):
 
 def diagonal(a):
     return np.sum(np.sin(np.einsum('ii->i', a)))
+
+
+def tensordot_pairs(a, b):
+    return np.sum(np.sin(np.tensordot(a, b, axes=([1], [0]))))
+
+
+def tensordot_count(a, b):
+    return np.sum(np.sin(np.tensordot(a, b, 1)))
