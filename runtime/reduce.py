@@ -98,11 +98,29 @@ def _(x, out, dout, axis=None):
 
 @defvjp("cumprod")
 def _(x, out, dout, axis=None):
-    # d out_j / d x_i = out_j / x_i for j >= i: x must have no zeros (docs/ad.md)
-    weighted = np.ravel(dout * out) if axis is None else dout * out
     if axis is None:
-        return (np.reshape((np.sum(weighted) - np.cumsum(weighted) + weighted), x.shape) / x,)
-    return ((np.sum(weighted, axis=axis, keepdims=True) - np.cumsum(weighted, axis=axis) + weighted) / x,)
+        return (np.reshape(cumprod_pullback(np.ravel(x), dout), np.shape(x)),)
+    moved = cumprod_pullback(np.swapaxes(x, axis, -1), np.swapaxes(dout, axis, -1))
+    return (np.swapaxes(moved, axis, -1),)
+
+
+def cumprod_pullback(x, dout):
+    """The cotangent of ``np.cumprod`` along the last axis, exact at zeros (no division):
+    dx_j = (x_0 ... x_{j-1}) * s_j with s_j = dout_j + x_{j+1} * s_{j+1}."""
+    n = x.shape[-1]
+    before = np.ones_like(dout)
+    after = np.zeros_like(dout)
+    running = dout[..., 0] * 0.0 + 1.0        # (not ones_like: a scalar stays a scalar)
+    for j in range(n):
+        before[..., j] = running
+        running = running * x[..., j]
+    total = dout[..., n - 1] * 1.0
+    after[..., n - 1] = total
+    for k in range(n - 1):
+        j = n - 2 - k
+        total = dout[..., j] + total * x[..., j + 1]
+        after[..., j] = total
+    return before * after
 
 
 from sstad.runtime.primitive import declare  # noqa: E402

@@ -162,3 +162,11 @@ def test_repeat_by_a_list_compiles_and_its_derivative_is_refused_by_name():
     assert sstad.jit(tc.repeat_by_a_list, backend="python")(x) == pytest.approx(tc.repeat_by_a_list(x))
     with pytest.raises(SstadError, match="sequence of repeats"):
         sstad.grad(tc.repeat_by_a_list)(x)
+
+
+def test_cumprod_is_exact_at_zeros():
+    """The rule once divided by x: NaN where x has a zero."""
+    x = np.array([1.0, 0.0, 2.0, 3.0])
+    np.testing.assert_allclose(sstad.grad(tc.cumprod_through_a_zero)(x), [1.0, 32.0, 0.0, 0.0])
+    check_grads(tc.cumprod_through_a_zero, (np.array([1.3, 0.4, 2.0, -0.7]),), backend="python", order=2)
+    check_grads(tc.cumprod_along_rows, (np.random.default_rng(3).normal(size=(3, 4)),), backend="python")

@@ -181,3 +181,11 @@ def vstack_of_an_appended_list(x):
 
 def roll_by_a_tuple(x):
     return np.sum(np.sin(np.roll(x, (1, 2))) * np.arange(3.0))
+
+
+def cumprod_through_a_zero(x):
+    return np.sum(np.cumprod(x) * np.arange(1.0, x.size + 1))
+
+
+def cumprod_along_rows(A):
+    return np.sum(np.sin(np.cumprod(A, axis=1)))
