@@ -228,3 +228,70 @@ def test_flip_with_an_axis(backend):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_grads(flip_rows, (1.9813,), backend=backend)
+
+
+# -- 14. NumPy call forms from NumPy's signatures (campaign of 10,000 programs, seeds 50-59,
+#        /tmp/fuzz_report.md): refused or crashed inside sstad before the fixes ----------
+
+def diagonal_method_offset(x):
+    return np.sum(np.sin(x.diagonal(offset=-1)))
+
+
+def diagonal_method_positional(x):
+    return np.sum(np.sin(x.diagonal(0, 0, 1)))
+
+
+def diagonal_function(x):
+    return np.sum(np.sin(np.diagonal(x, 0, 1, 0)))
+
+
+def take_constant_list(x):
+    return np.sum(np.sin(np.take(x, [1, 0, 0], axis=-1)))
+
+
+def take_method(x):
+    return np.sum(np.sin(x.take([1, 0], axis=0)))
+
+
+def mean_over_tuple_axes(x):
+    return np.sum(np.sin(np.mean(np.stack((x, 2.0 * x)), axis=(0, -1))))
+
+
+def concatenate_axis_none(x):
+    return np.sum(np.sin(np.concatenate((x, 2.0 * x), axis=None)))
+
+
+def vstack_of_appended_rows(x):
+    hs = []
+    for i in range(3):
+        hs.append(x[0] * i)
+    return np.sum(np.sin(np.vstack(hs)))
+
+
+def write_through_view_chosen_by_if(x):
+    y = x[0].copy()
+    z = y[::2] if np.sum(x) > 0.5 else y[1:]
+    z[0] *= 3.0
+    return np.sum(np.sin(y))
+
+
+def type_differs_on_paths_but_dead(x):
+    if np.sum(x) > 0.5:
+        z = x * 2.0
+    else:
+        z = np.sum(x)
+    return np.sum(np.sin(x))
+
+
+SIGNATURE_FORMS = [diagonal_method_offset, diagonal_method_positional, diagonal_function, take_constant_list,
+                   take_method, mean_over_tuple_axes, concatenate_axis_none, vstack_of_appended_rows,
+                   write_through_view_chosen_by_if, type_differs_on_paths_but_dead]
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("fn", SIGNATURE_FORMS, ids=lambda fn: fn.__name__)
+def test_signature_call_forms(fn, backend):
+    x = np.array([[0.3, -0.5, 0.8], [1.1, 0.2, -0.7], [0.4, 0.9, -1.2]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_grads(fn, (x,), backend=backend)
