@@ -65,3 +65,36 @@ def _define(name):
 
 for _name in AXIS_REDUCTIONS:
     globals()[f"{_name}_axis"] = _define(_name)
+
+
+def cumprod_axis(x, axis):
+    """``np.cumprod(x, axis=axis)``, also under Numba (whose np.cumprod takes no axis)."""
+    return np.cumprod(x, axis=axis)
+
+
+@overload(cumprod_axis)
+def _cumprod_axis_numba(x, axis):
+    ndim = x.ndim
+
+    def impl(x, axis):
+        shape = np.array(x.shape)
+        outer = 1
+        for i in range(axis):
+            outer *= shape[i]
+        inner = 1
+        for i in range(axis + 1, ndim):
+            inner *= shape[i]
+        n = shape[axis]
+        cube = np.ascontiguousarray(x).reshape((outer, n, inner))
+        out = np.empty_like(cube)
+        for o in range(outer):
+            for i in range(inner):
+                running = cube[o, 0, i] * 0 + 1
+                for j in range(n):
+                    running = running * cube[o, j, i]
+                    out[o, j, i] = running
+        return out.reshape(x.shape)
+    return impl
+
+
+__all__.append("cumprod_axis")

@@ -10,7 +10,7 @@ from sstad.runtime.primitive import literal, numpy_primitive
 
 REDUCTIONS = "sum prod max min amax amin mean var std argmax argmin any all".split()
 SCANS = "cumsum cumprod".split()
-NUMBA_AXIS_OK = {"sum", "argmax", "argmin", "cumsum", "cumprod"}
+NUMBA_AXIS_OK = {"sum", "argmax", "argmin", "cumsum"}
 
 
 def _emit_reduction(name):

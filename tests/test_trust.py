@@ -170,3 +170,8 @@ def test_cumprod_is_exact_at_zeros():
     np.testing.assert_allclose(sstad.grad(tc.cumprod_through_a_zero)(x), [1.0, 32.0, 0.0, 0.0])
     check_grads(tc.cumprod_through_a_zero, (np.array([1.3, 0.4, 2.0, -0.7]),), backend="python", order=2)
     check_grads(tc.cumprod_along_rows, (np.random.default_rng(3).normal(size=(3, 4)),), backend="python")
+
+
+@pytest.mark.slow
+def test_cumprod_along_an_axis_under_numba():
+    check_grads(tc.cumprod_along_rows, (np.random.default_rng(3).normal(size=(3, 4)),), backend="numba")
