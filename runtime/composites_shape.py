@@ -173,3 +173,22 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     if axis1 % 2 == 1:
         return np.diag(np.transpose(a), offset)
     return np.diag(a, offset)
+
+
+@composite(np.tile)
+def tile(A, reps):
+    """np.tile: ``A`` broadcast along new axes interleaved with its own, then merged."""
+    reps = tuple(reps) if np.ndim(reps) else (reps,)
+    d = np.ndim(A)
+    if len(reps) < d:
+        reps = (1,) * (d - len(reps)) + reps
+    if d < len(reps):
+        A = np.reshape(A, (1,) * (len(reps) - d) + np.shape(A))
+    inter = ()
+    target = ()
+    merged = ()
+    for n, r in zip(np.shape(A), reps):
+        inter = inter + (1, n)
+        target = target + (r, n)
+        merged = merged + (r * n,)
+    return np.reshape(np.broadcast_to(np.reshape(A, inter), target), merged)

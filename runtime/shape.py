@@ -6,7 +6,7 @@ from sstad.runtime.containers import stacked_emit
 from sstad.runtime.primitive import Primitive, lowering, numpy_primitive, text_of
 
 SHAPE_FUNCTIONS = """transpose ravel expand_dims swapaxes moveaxis concatenate stack
-hstack vstack broadcast_to flip fliplr flipud triu tril tile repeat roll copy
+hstack vstack broadcast_to flip fliplr flipud triu tril repeat roll copy
 atleast_1d atleast_2d""".split()
 
 for _name in SHAPE_FUNCTIONS:
@@ -225,11 +225,6 @@ def _(a, repeats, out, dout, axis=None):
     return (np.swapaxes(summed, axis, -1), None)
 
 
-@defvjp("tile")
-def _(x, reps, out, dout):
-    return (np.sum(np.reshape(dout, (reps, x.size)), axis=0), None)
-
-
 @defvjp("moveaxis")
 def _(x, source, destination, out, dout):
     return (np.moveaxis(dout, destination, source), None, None)
@@ -262,7 +257,7 @@ from sstad.runtime.primitive import declare  # noqa: E402
 declare("transpose", "ravel", "expand_dims", "squeeze", "swapaxes", "moveaxis", "broadcast_to", "reshape",
         "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d", view=True)
 declare("transpose", "reshape", "ravel", "swapaxes", "moveaxis", "expand_dims", "squeeze", "flip", "fliplr",
-        "flipud", "triu", "tril", "roll", "repeat", "tile", "broadcast_to", "atleast_1d", "atleast_2d", "copy",
+        "flipud", "triu", "tril", "roll", "repeat", "broadcast_to", "atleast_1d", "atleast_2d", "copy",
         multilinear=True)
 
 declare("copy", shape_of=0)

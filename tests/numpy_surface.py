@@ -839,9 +839,6 @@ def missing_specs():
 # key: "<call form>" (every shape, both backends), "<call form> [<shapes>]", optionally
 # followed by " @numba" or " @python" for one backend.  Value: what is wrong.
 XFAIL = {
-    'np.tile(A, 2) [3] @numba': "CRASH: Numba has no np.tile; sstad emits it (BackendError)",
-    'np.tile(A, reps=2) [3] @numba': "CRASH: Numba has no np.tile; sstad emits it (BackendError)",
-    'np.tile(A, 2) [2x3]': "CRASH rev: internal: a rule gave a f64[:] cotangent for a f64[:,:] (tile of a 2-d array by an int)",
     'np.linalg.lstsq(a, b)': "CRASH rev/fwd: the refusal of lstsq's residuals names runtime/linalg.py, not the user's line",
     'np.linalg.svd(a) [4x3]': "WRONG rev/fwd: nan in the derivative of the full (4, 4) U of a 4x3 matrix (full_matrices=True; "
                               "its last column is not unique: refuse instead)",
@@ -883,10 +880,6 @@ XFAIL = {
     'np.take_along_axis(arr, indices)': 'CRASH rev: SstadTypeError (no user line): <adjoints>:258:1: _() is missing the argument `axis`',
     'np.take_along_axis(arr, indices, None)': 'CRASH rev: SstadTypeError (no user line): runtime/index.py:259:13: add_along_axis(f64[:], i64[:], f64[:]): list indices must be integers or ',
     'np.take_along_axis(arr, indices, axis=None)': 'CRASH rev: SstadTypeError (no user line): runtime/index.py:259:13: add_along_axis(f64[:], i64[:], f64[:]): list indices must be integers or ',
-    'np.tile(A, (2, 1))': "CRASH rev: TypeError: 'tuple' object cannot be interpreted as an integer",
-    'np.tile(A, reps=(2, 1))': "CRASH rev: TypeError: 'tuple' object cannot be interpreted as an integer",
-    'np.tile(A, (1, 2, 2))': "CRASH rev: TypeError: 'tuple' object cannot be interpreted as an integer",
-    'np.tile(A, reps=(1, 2, 2))': "CRASH rev: TypeError: 'tuple' object cannot be interpreted as an integer",
     'a.var(None, None, None, 1)': 'WRONG value/rev/fwd: the ndarray method ignores a positional ddof',
     'a.var(None, None, None, 2)': 'WRONG value/rev/fwd: the ndarray method ignores a positional ddof',
 }

@@ -32,8 +32,8 @@ def may_fall_off(x):  # FALLOFF
     x = x + 1.0
 
 
-def tiled(x):
-    return np.tile(x, 2)  # TILE
+def stepped(x):
+    return np.heaviside(x, 0.5)  # Numba has no np.heaviside
 
 
 def reads_global(x):

@@ -922,7 +922,6 @@ def transpose_method_axes(x):
 # --- known defects: strict xfails -----------------------------------------------------------------
 # program name (optionally " @python" / " @numba") -> what is wrong today.
 XFAIL = {
-    "stack_repeat_tile": "CRASH rev: np.tile(b, (3, 1)) rule: TypeError 'tuple' object cannot be interpreted as an integer",
 }
 
 
