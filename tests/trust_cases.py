@@ -189,3 +189,9 @@ def cumprod_through_a_zero(x):
 
 def cumprod_along_rows(A):
     return np.sum(np.sin(np.cumprod(A, axis=1)))
+
+
+def array_of_an_array_and_of_nested_numbers(x):
+    nested = np.array([[x[0], x[1]], [x[2], x[0] * x[1]]])
+    return np.sum(np.sin(np.array(x))) + np.sum(np.sin(nested) * np.arange(4.0).reshape(2, 2)) \
+        + np.sum(np.asarray([x, 2.0 * x])) + np.sum(np.asarray([x[0], x[1]]))

@@ -326,6 +326,11 @@ class CallLowering:
             return self.reduction(name, args, kwargs, node)
         if name == "reshape" and len(args) > 2:
             args = [args[0], tuple(args[1:])]
+        if name in ("array", "asarray") and len(args) == 1 and set(kwargs) <= {"copy"}:
+            copy = kwargs.get("copy", ir.Const(name == "array"))
+            made = self.array_of(args[0], copy=not isinstance(copy, ir.Const) or bool(copy.value), node=node)
+            if made is not None:
+                return made
         atoms = []
 
         def atom_of(value):
@@ -365,6 +370,31 @@ class CallLowering:
         if view and atoms:
             self.view(out, atoms[0])
         return out
+
+    def array_of(self, value, copy, node):
+        """``np.array(value)`` where it is another spelling: of an array (a copy), of a
+        number (the number), of a nested sequence of numbers (the flat one, reshaped) or of
+        a sequence of arrays (np.stack).  None: the primitive handles it."""
+        if is_atom(value):
+            if isinstance(value.type, A.Array):
+                return self.copy_of(value, value.hint) if copy else value
+            return value if isinstance(value.type, A.Scalar) else None
+        if not isinstance(value, (tuple, StaticList)) or not value:
+            return None
+        if all(is_atom(v) and isinstance(v.type, A.Array) for v in value):
+            return self.call_numpy("stack", [tuple(value)], {}, node)
+        if not copy and all(is_atom(v) and isinstance(v.type, A.Scalar) for v in value):
+            return self.call_numpy("array", [tuple(value)], {}, node)      # a new array either way
+        if all(isinstance(v, (tuple, StaticList)) for v in value):
+            treedef, leaves = flatten(tuple(value))
+            if not all(is_atom(v) and isinstance(v.type, A.Scalar) for v in leaves):
+                return None
+            shape = (len(value),) + _nesting(value[0])
+            if int(np.prod(shape)) != len(leaves):
+                raise self.error(SstadTypeError, "np.array of a ragged nested sequence", node)
+            flat = self.call_numpy("array", [tuple(leaves)], {}, node)
+            return self.call_numpy("reshape", [flat, tuple(ir.Const(n) for n in shape)], {}, node)
+        return None
 
     def unbroadcast(self, g, x):
         """Static where ranks decide it: a scalar target sums, a scalar cotangent stays."""
@@ -822,3 +852,10 @@ BUILTINS = {id(builtins.len): _len, id(builtins.range): _range, id(builtins.abs)
             id(np.split): _np_split, id(np.linalg.slogdet): _np_slogdet,
             id(builtins.list): _list, id(builtins.tuple): _tuple, id(builtins.dict): _dict,
             id(functools.reduce): _reduce, **{id(f): handler for f, handler in OPERATORS.items()}}
+
+
+def _nesting(value):
+    """The shape of a nested static sequence (its first items decide)."""
+    if isinstance(value, (tuple, StaticList)):
+        return (len(value),) + (_nesting(value[0]) if value else ())
+    return ()
