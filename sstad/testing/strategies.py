@@ -121,7 +121,7 @@ UNARY = [
     ("np.log10(np.square({}) + 2.0)", "ufunc"), ("np.exp2(np.sin({}))", "ufunc"),
     ("np.tan(0.5 * np.tanh({}))", "ufunc"), ("({}) ** 2", "ufunc"), ("({}) ** 3", "ufunc"),
     ("np.power(np.square({}) + 1.0, 1.5)", "ufunc"),
-    ("np.clip({}, -1.0, 1.0)", "nondiff"), ("np.floor({})", "nondiff"), ("np.sign({})", "nondiff"),
+    ("np.clip({}, -1.0, 1.0)", "nondiff"), ("np.floor({})", "nondiff"), ("np.sign(({}) + 0.3183)", "nondiff"),
     ("np.round({})", "nondiff"),
 ]
 UNARY_SCALAR = [
