@@ -133,12 +133,15 @@ UNARY_SCALAR = [
 # binary templates over operands of the same type (or a scalar broadcast)
 BINARY = [
     ("{} + {}", "binop"), ("{} - {}", "binop"), ("{} * {}", "binop"),
-    ("{} / (np.square({}) + 1.0)", "binop"), ("np.maximum({}, {})", "maximum_minimum"),
-    ("np.minimum({}, {})", "maximum_minimum"), ("np.arctan2({}, np.square({}) + 1.0)", "binop"),
+    # maximum/minimum: one side shifted, so operands that meet at round points (0.0, where
+    # sin, arctanh and floor all vanish) do not tie there: at a tie the derivative is a
+    # convention (sstad splits it) that differences cannot check
+    ("{} / (np.square({}) + 1.0)", "binop"), ("np.maximum({}, ({}) + 0.0731)", "maximum_minimum"),
+    ("np.minimum({}, ({}) - 0.0731)", "maximum_minimum"), ("np.arctan2({}, np.square({}) + 1.0)", "binop"),
     ("np.hypot({}, {})", "binop"), ("np.logaddexp({}, {})", "binop"),
     ("np.sin({}) * np.cos({})", "binop"), ("np.add({}, {})", "binop"), ("np.multiply({}, {})", "binop"),
 ]
-BINARY_SCALAR = [("max({}, {})", "maximum_minimum"), ("min({}, {})", "maximum_minimum")]
+BINARY_SCALAR = [("max({}, ({}) + 0.0731)", "maximum_minimum"), ("min({}, ({}) - 0.0731)", "maximum_minimum")]
 
 #: np.full(shape, value) with a run-time value (its rule came from a fuzz finding)
 FULL_FILL = True
