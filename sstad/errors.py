@@ -1,5 +1,7 @@
 """Errors that belong to the user's code: each names file:line:col and shows the line."""
+import contextlib
 import linecache
+import os
 
 
 class SstadError(Exception):
@@ -49,3 +51,23 @@ class BackendError(SstadError):
 
 class AliasingError(SstadError):
     """A write through a view whose effect on other names sstad cannot track."""
+
+
+@contextlib.contextmanager
+def at_users_line(loc, what):
+    """Errors raised inside sstad's own rules or composites while compiling the user's
+    call at ``loc`` are reported at that call: the user's line, naming ``what``."""
+    try:
+        yield
+    except SstadError as error:
+        if loc is None or error.loc is None or not inside_sstad(error.loc.file) or inside_sstad(loc.file):
+            raise
+        where = f"{os.path.basename(error.loc.file)}:{error.loc.line}"
+        raise type(error)(f"{error.message} (in {what}, {where})", loc, error.hint) from None
+
+
+def inside_sstad(filename):
+    package = os.path.dirname(os.path.abspath(__file__))
+    runtime = os.path.join(os.path.dirname(package), "runtime")
+    path = os.path.abspath(filename)
+    return path.startswith(package + os.sep) or path.startswith(runtime + os.sep)

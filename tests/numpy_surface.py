@@ -288,6 +288,7 @@ SPECS = {
                       method=False, forms=["x1 @ x2"]),
     "np.trace": Spec({"a": "real"}, [((3, 4),), ((3, 3),), ((2, 3, 4),)]),
     "np.diag": Spec({"v": "real"}, [((3,),), ((3, 4),), ((4, 4),)], method=False),
+    "np.diagonal": Spec({"a": "real"}, [((3, 4),), ((3, 3),)]),
     "np.kron": Spec({"a": "real", "b": "real"}, [((2, 3), (3, 2)), ((3,), (2,)), ((2, 2), (3,))], method=False),
     "np.cross": Spec({"a": "real", "b": "real"}, [((3,), (3,)), ((4, 3), (4, 3)), ((3, 4), (3, 4)), ((4, 3), (3,))],
                      values={"axis": ["0", "-1"]}, method=False),

@@ -22,7 +22,7 @@ from sstad.ad.lists import LIST_READS, ListAdjoints, float_list, list_roots
 from sstad.ad.structural import shift_slice, differentiable
 from sstad.ad.sweep import Sweep
 from sstad.custom import CustomFunction
-from sstad.errors import SstadError, UnsupportedSyntaxError
+from sstad.errors import SstadError, UnsupportedSyntaxError, at_users_line
 from sstad.frontend.builder import TRUE
 from sstad.frontend.lower import Lowerer
 from sstad.frontend.source import function_node
@@ -456,7 +456,9 @@ class ReverseMode(ListAdjoints, Sweep):
         kw.update((k, _static(v)) for k, v in stmt.params.items() if k != "layout")
         node, filename = function_node(rule)
         leading, kwargs = bind_rule(rule, node, stmt, pos, kw)
-        cts = self.L.inline(rule, node, filename, leading + [out, dout], kwargs, node, parent=None)
+        what = f"the derivative rule of `{stmt.prim.name if stmt.prim is not None else 'a custom function'}`"
+        with at_users_line(stmt.loc, what):
+            cts = self.L.inline(rule, node, filename, leading + [out, dout], kwargs, node, parent=None)
         pairs = []
         _pair(pos_refs[:len(leading)], cts, pairs)
         return pairs

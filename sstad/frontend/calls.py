@@ -8,7 +8,7 @@ import operator
 import gast
 import numpy as np
 
-from sstad.errors import SstadTypeError, UnsupportedSyntaxError
+from sstad.errors import SstadTypeError, UnsupportedSyntaxError, at_users_line, inside_sstad
 from sstad.frontend.builder import FALSE, MISSING
 from sstad.frontend.objects import call_handler as object_call
 from sstad.frontend.pytree import PytreeObject, StaticList, flatten, is_atom, unflatten
@@ -74,7 +74,14 @@ class CallLowering:
             return self.call_transform(func, args, kwargs, node)
         definition = COMPOSITES.get(id(func))
         if definition is not None:
-            return self.call_user(definition, args, kwargs, node)
+            pinned = self.pinned_loc
+            if pinned is None and self.loc is not None and not inside_sstad(self.loc.file):
+                self.pinned_loc = self.loc
+            try:
+                with at_users_line(self.loc, f"sstad's definition of `np.{definition.__name__}`"):
+                    return self.call_user(definition, args, kwargs, node)
+            finally:
+                self.pinned_loc = pinned
         name = NUMPY_FUNCTIONS.get(id(func))
         if name is not None:
             return self.call_numpy(name, args, kwargs, node)
@@ -356,7 +363,7 @@ class CallLowering:
             args, kwargs = bind(lookup(name).signature, args, kwargs)
         except TypeError as exc:
             raise self.error(SstadTypeError, f"np.{name}(): {exc}", node) from None
-        if lookup(name).elementwise:
+        if lookup(name).ufunc or name in ("where", "clip"):
             # numbers an elementwise function combines with arrays are operands, so the
             # emitter can keep their float32 float32 (Numba promotes `f32_array, 0.0`)
             args = tuple(ir.Const(a) if isinstance(a, (int, float)) and not isinstance(a, bool) else a

@@ -11,7 +11,7 @@ import gast
 
 import numpy as np
 
-from sstad.errors import SstadTypeError, UnsupportedSyntaxError
+from sstad.errors import SstadTypeError, UnsupportedSyntaxError, inside_sstad
 from sstad.frontend.builder import Builder
 from sstad.frontend.calls import CallLowering
 from sstad.frontend.expressions import ExpressionLowering
@@ -119,6 +119,7 @@ class Lowerer(ViewWrites, Builder, StatementLowering, ExpressionLowering, CallLo
         self.scope = None
         self.inlining = []
         self.views = set()
+        self.pinned_loc = None       # the user's call while a composite is inlined
         self.view_origin = {}        # a view -> the statement that made it (sstad/frontend/views.py)
         self.captures = {}
         self.frozen = []             # global numbers compiled in as constants
@@ -132,7 +133,9 @@ class Lowerer(ViewWrites, Builder, StatementLowering, ExpressionLowering, CallLo
 
     def at(self, node):
         if getattr(node, "lineno", None):
-            self.loc = self.loc_of(node)
+            loc = self.loc_of(node)
+            # inside sstad's definition of a NumPy function, statements belong to the call
+            self.loc = self.pinned_loc if self.pinned_loc is not None and inside_sstad(loc.file) else loc
 
     # --- captured arrays -----------------------------------------------------------
     def attribute_guard(self, obj, attr, value):
