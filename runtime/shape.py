@@ -244,8 +244,8 @@ def _flip_emit(args, params, avals):
     x = text_of(layout[0][0], args)
     if axis is None:
         return f"np.flip({x})"
-    axis = axis % avals[0].ndim
-    index = ", ".join([":"] * axis + ["::-1"])
+    flipped = {a % avals[0].ndim for a in (axis if isinstance(axis, tuple) else (axis,))}
+    index = ", ".join("::-1" if k in flipped else ":" for k in range(max(flipped) + 1))
     return f"{x}[{index}]"
 
 

@@ -843,17 +843,7 @@ XFAIL = {
     'np.linalg.lstsq(a, b)': "CRASH rev/fwd: the refusal of lstsq's residuals names runtime/linalg.py, not the user's line",
     'np.linalg.svd(a) [4x3]': "WRONG rev/fwd: nan in the derivative of the full (4, 4) U of a 4x3 matrix (full_matrices=True; "
                               "its last column is not unique: refuse instead)",
-    'np.average(a, (0, 1))': 'CRASH value/rev/fwd: UnsupportedSyntaxError (no user line): runtime/composites_stats.py:52:15: np.mean over a tuple of axes',
-    'np.average(a, axis=(0, 1))': 'CRASH value/rev/fwd: UnsupportedSyntaxError (no user line): runtime/composites_stats.py:52:15: np.mean over a tuple of axes',
-    'np.average(a, (0, -1))': 'CRASH value/rev/fwd: UnsupportedSyntaxError (no user line): runtime/composites_stats.py:52:15: np.mean over a tuple of axes',
-    'np.average(a, axis=(0, -1))': 'CRASH value/rev/fwd: UnsupportedSyntaxError (no user line): runtime/composites_stats.py:52:15: np.mean over a tuple of axes',
-    'np.average(a, axis=(1, 2))': 'CRASH value/rev/fwd: UnsupportedSyntaxError (no user line): runtime/composites_stats.py:52:15: np.mean over a tuple of axes',
     'a.clip()': 'CRASH rev/fwd: SstadTypeError (no user line): runtime/elementwise.py:364:20: expected a number or an array, got a _NoValueType',
-    'np.flip(m, (0, 1))': "CRASH value/rev/fwd: TypeError: unsupported operand type(s) for %: 'tuple' and 'int'",
-    'np.flip(m, axis=(0, 1))': "CRASH value/rev/fwd: TypeError: unsupported operand type(s) for %: 'tuple' and 'int'",
-    'np.flip(m, (0, -1))': "CRASH value/rev/fwd: TypeError: unsupported operand type(s) for %: 'tuple' and 'int'",
-    'np.flip(m, axis=(0, -1))': "CRASH value/rev/fwd: TypeError: unsupported operand type(s) for %: 'tuple' and 'int'",
-    'np.flip(m, axis=(1, 2))': "CRASH value/rev/fwd: TypeError: unsupported operand type(s) for %: 'tuple' and 'int'",
     "np.reshape(a, (4, 3), 'F')": "CRASH value/rev/fwd: TypeError: 'tuple' object cannot be interpreted as an integer",
     'np.roll(a, (1, 2))': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
     'np.roll(a, shift=(1, 2))': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
@@ -866,13 +856,9 @@ XFAIL = {
     'np.roll(a, shift=(1, 2), axis=(0, 1))': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
     'np.roll(a, shift=(1, 2), axis=(0, -1))': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
     'np.roll(a, shift=(1, 2), axis=(1, 2))': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
-    'a.std(None, None, None, 1)': 'WRONG value/rev/fwd: the ndarray method ignores a positional ddof',
-    'a.std(None, None, None, 2)': 'WRONG value/rev/fwd: the ndarray method ignores a positional ddof',
     'np.take_along_axis(arr, indices)': 'CRASH rev: SstadTypeError (no user line): <adjoints>:258:1: _() is missing the argument `axis`',
     'np.take_along_axis(arr, indices, None)': 'CRASH rev: SstadTypeError (no user line): runtime/index.py:259:13: add_along_axis(f64[:], i64[:], f64[:]): list indices must be integers or ',
     'np.take_along_axis(arr, indices, axis=None)': 'CRASH rev: SstadTypeError (no user line): runtime/index.py:259:13: add_along_axis(f64[:], i64[:], f64[:]): list indices must be integers or ',
-    'a.var(None, None, None, 1)': 'WRONG value/rev/fwd: the ndarray method ignores a positional ddof',
-    'a.var(None, None, None, 2)': 'WRONG value/rev/fwd: the ndarray method ignores a positional ddof',
 }
 
 
