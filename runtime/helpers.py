@@ -98,3 +98,36 @@ def _cumprod_axis_numba(x, axis):
 
 
 __all__.append("cumprod_axis")
+
+
+def repeat_axis(x, repeats, axis):
+    """``np.repeat(x, repeats, axis)`` by one number of repeats, also under Numba (whose
+    np.repeat flattens)."""
+    return np.repeat(x, repeats, axis)
+
+
+@overload(repeat_axis)
+def _repeat_axis_numba(x, repeats, axis):
+    ndim = x.ndim
+
+    def impl(x, repeats, axis):
+        shape = np.array(x.shape)
+        outer = 1
+        for i in range(axis):
+            outer *= shape[i]
+        inner = 1
+        for i in range(axis + 1, ndim):
+            inner *= shape[i]
+        n = shape[axis]
+        cube = np.ascontiguousarray(x).reshape((outer, n, inner))
+        out = np.empty((outer, n * repeats, inner), x.dtype)
+        for o in range(outer):
+            for j in range(n * repeats):
+                for i in range(inner):
+                    out[o, j, i] = cube[o, j // repeats, i]
+        shape[axis] = n * repeats
+        return out.reshape(to_fixed_tuple(shape, ndim))
+    return impl
+
+
+__all__.append("repeat_axis")

@@ -237,6 +237,9 @@ def _(a, indices, out, dout, axis=None):
     if axis is None:              # NumPy takes from the flattened array
         flat = index_add(np.zeros_like(np.ravel(a)), np.ravel(indices), np.ravel(dout))
         return (np.reshape(flat, np.shape(a)), None)
+    if np.ndim(indices) == 0:     # one index: that axis is gone from the result
+        indices = np.full(1, indices)
+        dout = np.expand_dims(dout, axis)
     if np.ndim(indices) != 1:
         raise ValueError("the derivative of np.take along an axis takes a 1-d array of indices")
     moved = index_add(np.zeros_like(np.swapaxes(a, 0, axis)), indices, np.swapaxes(dout, 0, axis))

@@ -289,3 +289,15 @@ def _concatenate_numba(args, params, avals):
         return emit_call("np.concatenate")(args, params, avals)
     flat = ", ".join(f"np.ascontiguousarray({text_of(p, args)}).ravel()" for p in given["arrays"])
     return f"np.concatenate(({flat},))"
+
+
+@lowering("numba", "repeat")
+def _repeat_numba(args, params, avals):
+    """Numba's np.repeat has no axis: ``rt.repeat_axis`` (one number of repeats)."""
+    pos, kw = params["layout"]
+    given = dict(zip(("a", "repeats", "axis"), pos), **kw)
+    axis = given.get("axis")
+    if axis is None or isinstance(axis, Slot) or not isinstance(avals[0], A.Array):
+        return emit_call("np.repeat")(args, params, avals)
+    return (f"rt.repeat_axis({text_of(given['a'], args)}, {text_of(given['repeats'], args)}, "
+            f"{axis % avals[0].ndim})")

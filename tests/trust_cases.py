@@ -195,3 +195,11 @@ def array_of_an_array_and_of_nested_numbers(x):
     nested = np.array([[x[0], x[1]], [x[2], x[0] * x[1]]])
     return np.sum(np.sin(np.array(x))) + np.sum(np.sin(nested) * np.arange(4.0).reshape(2, 2)) \
         + np.sum(np.asarray([x, 2.0 * x])) + np.sum(np.asarray([x[0], x[1]]))
+
+
+def take_one_index_along_an_axis(x):
+    return np.sum(np.sin(np.take(x, -1, axis=-2)) * np.arange(3.0))
+
+
+def repeat_along_an_axis(x):
+    return np.sum(np.sin(np.repeat(x, 2, axis=0)) * np.arange(18.0).reshape(6, 3))
