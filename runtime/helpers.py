@@ -13,20 +13,28 @@ AXIS_REDUCTIONS = "max min amax amin prod mean var std any all".split()
 __all__ = [f"{name}_axis" for name in AXIS_REDUCTIONS]
 
 
+@njit
+def as_cube(x, axis):
+    """``x`` as a contiguous (before, along, after) array around ``axis``, under Numba:
+    how the helpers below work along any one axis of any rank."""
+    shape = np.array(x.shape)
+    outer = 1
+    for i in range(axis):
+        outer *= shape[i]
+    inner = 1
+    for i in range(axis + 1, x.ndim):
+        inner *= shape[i]
+    return np.ascontiguousarray(x).reshape((outer, shape[axis], inner))
+
+
 def _reduce_along(reduce1d, out_dtype, ndim):
     """Numba implementation of ``reduce1d`` along one axis of an ``ndim``-array."""
     kept = ndim - 1
 
     def impl(x, axis):
         shape = np.array(x.shape)
-        outer = 1
-        for i in range(axis):
-            outer *= shape[i]
-        inner = 1
-        for i in range(axis + 1, ndim):
-            inner *= shape[i]
-        n = shape[axis]
-        cube = np.ascontiguousarray(x).reshape((outer, n, inner))
+        cube = as_cube(x, axis)
+        outer, n, inner = cube.shape
         out = np.empty((outer, inner), out_dtype)
         line = np.empty(n, x.dtype)
         for o in range(outer):
@@ -74,18 +82,9 @@ def cumprod_axis(x, axis):
 
 @overload(cumprod_axis)
 def _cumprod_axis_numba(x, axis):
-    ndim = x.ndim
-
     def impl(x, axis):
-        shape = np.array(x.shape)
-        outer = 1
-        for i in range(axis):
-            outer *= shape[i]
-        inner = 1
-        for i in range(axis + 1, ndim):
-            inner *= shape[i]
-        n = shape[axis]
-        cube = np.ascontiguousarray(x).reshape((outer, n, inner))
+        cube = as_cube(x, axis)
+        outer, n, inner = cube.shape
         out = np.empty_like(cube)
         for o in range(outer):
             for i in range(inner):
@@ -112,14 +111,8 @@ def _repeat_axis_numba(x, repeats, axis):
 
     def impl(x, repeats, axis):
         shape = np.array(x.shape)
-        outer = 1
-        for i in range(axis):
-            outer *= shape[i]
-        inner = 1
-        for i in range(axis + 1, ndim):
-            inner *= shape[i]
-        n = shape[axis]
-        cube = np.ascontiguousarray(x).reshape((outer, n, inner))
+        cube = as_cube(x, axis)
+        outer, n, inner = cube.shape
         out = np.empty((outer, n * repeats, inner), x.dtype)
         for o in range(outer):
             for j in range(n * repeats):
