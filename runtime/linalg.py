@@ -15,7 +15,7 @@ from sstad.runtime import abstract as A
 from sstad.runtime import linalg_numba as L
 from sstad.runtime.broadcast import unbroadcast
 from sstad.runtime.composites import composite
-from sstad.runtime.primitive import (defvjp, emit_call, fill, literal, lookup, nondiff, numpy_primitive,
+from sstad.runtime.primitive import (Slot, defvjp, emit_call, fill, literal, lookup, nondiff, numpy_primitive,
                                      text_of)
 
 
@@ -63,6 +63,15 @@ def _trace_emit(args, params, avals):
     layout = params.get("layout")
     if avals[0].ndim == 2 and (layout is None or (len(layout[0]) <= 2 and not layout[1])):
         return emit_call("np.trace")(args, params, avals)
+    if avals[0].ndim == 2 and layout is not None:       # a matrix: its trace, or its transpose's
+        given = dict(zip(("a", "offset", "axis1", "axis2"), layout[0]), **layout[1])
+        axes = (given.get("axis1", 0), given.get("axis2", 1))
+        if set(given) <= {"a", "offset", "axis1", "axis2"} and all(isinstance(v, int) and not isinstance(v, Slot)
+                                                                   for v in axes):
+            x = text_of(given["a"], args)
+            x = x if axes[0] % 2 == 0 else f"{x}.T"
+            offset = text_of(given.get("offset", 0), args)
+            return f"np.trace({x}, {offset})"
     return emit_call("rt.trace_axes")(args, params, avals)
 
 

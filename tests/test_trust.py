@@ -95,6 +95,7 @@ FOUND_OUTSIDE = {   # silently wrong once, found by programs written by others
     "np.vstack(hs) of an appended list": (tc.vstack_of_an_appended_list, (_R.normal(size=3),)),
     "np.take(x, -1, axis=-2)": (tc.take_one_index_along_an_axis, (_R.normal(size=(3, 3)),)),
     "np.repeat(x, 2, axis=0)": (tc.repeat_along_an_axis, (_R.normal(size=(3, 3)),)),
+    "np.trace(x, 0, 1, 0) in np.full": (tc.full_of_a_trace_over_swapped_axes, (_R.normal(size=(3, 3)),)),
     "np.array(x), np.array([[a, b], [c, d]]), np.asarray([x, y])":
         (tc.array_of_an_array_and_of_nested_numbers, (_R.normal(size=3),)),
 }

@@ -203,3 +203,8 @@ def take_one_index_along_an_axis(x):
 
 def repeat_along_an_axis(x):
     return np.sum(np.sin(np.repeat(x, 2, axis=0)) * np.arange(18.0).reshape(6, 3))
+
+
+def full_of_a_trace_over_swapped_axes(x):
+    t = np.trace(x, 0, 1, 0)
+    return np.sum(np.full(4, t) * np.arange(4.0)) + np.trace(x, 1, 1, 0)
