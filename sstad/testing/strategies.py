@@ -788,6 +788,8 @@ class _Gen:
         out = np.asarray(out)
         if out.dtype.kind != "f" or out.ndim > 3 or not np.all(np.isfinite(out)) or 0 in out.shape:
             return None
+        if ("std" in template or "norm" in template) and np.any(np.abs(out) < 1e-3):
+            return None         # a square root at 0 (one value per row): not differentiable there
         return template, operands, out.shape, tags, is_tuple
 
     def operand(self, env, kind, shape, pad):
@@ -1119,6 +1121,7 @@ class _Gen:
                 arg_specs.append(("float", ()))
                 env.append(_Var(name, S))
             elif kind == "int":
+                self.tags.add("int_arg")      # an int argument (not differentiated); loops use it
                 k = self.choice([2, 3, 1])
                 arg_specs.append(("int", k))
                 env.append(_Var(name, ("int", k)))
