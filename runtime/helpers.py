@@ -124,3 +124,40 @@ def _repeat_axis_numba(x, repeats, axis):
 
 
 __all__.append("repeat_axis")
+
+
+def sort_axis(x, axis):
+    """``np.sort(x, axis=axis)``, also under Numba (whose sort takes 1-d arrays only)."""
+    return np.sort(x, axis=axis)
+
+
+def argsort_axis(x, axis):
+    """``np.argsort(x, axis=axis)``, also under Numba."""
+    return np.argsort(x, axis=axis)
+
+
+def _sorted_lines(arg):
+    def overload_it(x, axis):
+        def impl(x, axis):
+            cube = as_cube(x, axis)
+            outer, n, inner = cube.shape
+            out = np.empty((outer, n, inner), np.int64) if arg else np.empty_like(cube)
+            line = np.empty(n, x.dtype)
+            for o in range(outer):
+                for i in range(inner):
+                    for j in range(n):
+                        line[j] = cube[o, j, i]
+                    order = np.argsort(line)
+                    for j in range(n):
+                        if arg:
+                            out[o, j, i] = order[j]
+                        else:
+                            out[o, j, i] = line[order[j]]
+            return out.reshape(x.shape)
+        return impl
+    return overload_it
+
+
+overload(sort_axis)(_sorted_lines(False))
+overload(argsort_axis)(_sorted_lines(True))
+__all__ += ["sort_axis", "argsort_axis"]

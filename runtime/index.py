@@ -307,7 +307,24 @@ def _(x, indices, out, dout, axis):
     return (add_along_axis(np.zeros_like(x), indices, dout, axis), None)
 
 
-from sstad.runtime.primitive import declare  # noqa: E402
+from sstad.runtime.primitive import declare, lowering, text_of  # noqa: E402
 
 declare("getitem", may_alias=True, multilinear=True)     # basic indexing gives a view
 declare("take", "take_along_axis", multilinear=True)
+
+
+def _sort_numba(arg):
+    """Numba sorts 1-d arrays only: along an axis of a larger array, ``rt.sort_axis``."""
+    def emit(args, params, avals):
+        pos, kw = params["layout"]
+        given = dict(zip(("a", "axis"), pos), **kw)
+        axis = given.get("axis", -1)
+        if avals[0].ndim <= 1 or axis is None or isinstance(axis, Slot) or set(given) - {"a", "axis", "kind"}:
+            return emit_call("np.argsort" if arg else "np.sort")(args, params, avals)
+        helper = "argsort_axis" if arg else "sort_axis"
+        return f"rt.{helper}({text_of(given['a'], args)}, {axis % avals[0].ndim})"
+    return emit
+
+
+lowering("numba", "sort")(_sort_numba(False))
+lowering("numba", "argsort")(_sort_numba(True))

@@ -96,6 +96,7 @@ FOUND_OUTSIDE = {   # silently wrong once, found by programs written by others
     "np.take(x, -1, axis=-2)": (tc.take_one_index_along_an_axis, (_R.normal(size=(3, 3)),)),
     "np.repeat(x, 2, axis=0)": (tc.repeat_along_an_axis, (_R.normal(size=(3, 3)),)),
     "np.trace(x, 0, 1, 0) in np.full": (tc.full_of_a_trace_over_swapped_axes, (_R.normal(size=(3, 3)),)),
+    "np.sort(x, axis=-1), np.sort(x, 0)": (tc.sort_rows_and_columns, (_R.uniform(-1.0, 1.0, (3, 3)),)),
     "np.array(x), np.array([[a, b], [c, d]]), np.asarray([x, y])":
         (tc.array_of_an_array_and_of_nested_numbers, (_R.normal(size=3),)),
 }

@@ -208,3 +208,8 @@ def repeat_along_an_axis(x):
 def full_of_a_trace_over_swapped_axes(x):
     t = np.trace(x, 0, 1, 0)
     return np.sum(np.full(4, t) * np.arange(4.0)) + np.trace(x, 1, 1, 0)
+
+
+def sort_rows_and_columns(x):
+    w = np.arange(9.0).reshape(3, 3)
+    return np.sum(np.sin(np.sort(x, axis=-1)) * w) + np.sum(np.sin(np.sort(x, 0)) * w)
