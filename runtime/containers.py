@@ -24,8 +24,16 @@ def _append_infer(avals, params):
 
 Primitive("list.new", list, lambda avals, params: A.ListOf(A.UNKNOWN),
           lambda args, params, avals: "[]")
-Primitive("list.append", _append, _append_infer,
-          lambda args, params, avals: f"{args[0]}.append({args[1]})", mutates=True)
+def _append_emit(args, params, avals):
+    """A number appended in the list's own dtype (Numba's scalar results can be wider,
+    np.trace of float32 is float64 there, and its lists hold one type)."""
+    elem = avals[0].elem if isinstance(avals[0], A.ListOf) else None
+    if isinstance(elem, A.Scalar) and not elem.weak and elem.dtype.kind in "fc":
+        return f"{args[0]}.append(np.{elem.dtype.name}({args[1]}))"
+    return f"{args[0]}.append({args[1]})"
+
+
+Primitive("list.append", _append, _append_infer, _append_emit, mutates=True)
 
 
 def _len_infer(avals, params):

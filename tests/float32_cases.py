@@ -13,3 +13,10 @@ def mlp(W1, b1, W2, b2, x, y):
 def scaled(x):
     n = x.shape[0]
     return np.sum(np.where(x > 0.5, x * 2, 1.0) / n + np.clip(x, 0.0, 1.0))
+
+
+def traces_in_a_list(x):
+    acc = []
+    for i in range(3):
+        acc.append(np.trace(np.ones((4, 4), dtype=np.float32) * np.sum(x)))
+    return np.sum(np.array(acc))

@@ -29,3 +29,10 @@ def test_python_numbers_and_ints_do_not_promote_float32(backend):
     assert isinstance(value, np.float32)
     assert value == pytest.approx(fc.scaled(x), rel=1e-6)
     assert sstad.jit(sstad.grad(fc.scaled), backend=backend)(x).dtype == F32
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_of_float32_numbers_keeps_its_dtype(backend):
+    """Numba's trace of float32 is float64; the list holds float32 as NumPy's does."""
+    x = np.ones(3)
+    assert sstad.jit(fc.traces_in_a_list, backend=backend)(x) == fc.traces_in_a_list(x)

@@ -35,6 +35,8 @@ class NumbaBackend(Backend):
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         # the first line that says something (Numba opens with "Failed in nopython mode")
         detail = next((line for line in lines if "nopython" not in line), lines[0] if lines else "")
+        if not detail:                 # Numba failed inside itself without a message
+            detail = f"Numba raised {type(exc).__name__} while typing the emitted code"
         return BackendError(
             f"Numba cannot compile `{fn_name}` in nopython mode: {detail}", loc,
             "use sstad.jit(f, backend='python'), or sstad.jit(f, fallback=True) to fall back "
