@@ -28,7 +28,7 @@ def _append_emit(args, params, avals):
     """A number appended in the list's own dtype (Numba's scalar results can be wider,
     np.trace of float32 is float64 there, and its lists hold one type)."""
     elem = avals[0].elem if isinstance(avals[0], A.ListOf) else None
-    if isinstance(elem, A.Scalar) and not elem.weak and elem.dtype.kind in "fc":
+    if isinstance(elem, A.Scalar) and not elem.weak and elem.dtype.kind == "f" and elem.dtype.itemsize < 8:
         return f"{args[0]}.append(np.{elem.dtype.name}({args[1]}))"
     return f"{args[0]}.append({args[1]})"
 
