@@ -97,3 +97,4 @@ from sstad.runtime.primitive import declare  # noqa: E402
 
 declare("list.new", "list.append", effect=True)       # a new, growing object each time
 declare("builtin.sum", may_alias=True)
+declare("builtin.sum", reads_list=True)

@@ -48,6 +48,7 @@ def _(items, out, dout):
 from sstad.runtime.primitive import declare  # noqa: E402
 
 declare("asarray", may_alias=True)
+declare("array", reads_list=True)                     # of a list of arrays
 declare("empty", "empty_like", fresh=True)            # uninitialised memory: never merged
 
 declare("zeros_like", "ones_like", "empty_like", "full_like", shape_of=0)

@@ -311,6 +311,7 @@ from sstad.runtime.primitive import declare, lowering, text_of  # noqa: E402
 
 declare("getitem", may_alias=True, multilinear=True)     # basic indexing gives a view
 declare("take", "take_along_axis", multilinear=True)
+declare("getitem", reads_list=True)                   # L[i] of a list
 
 
 def _sort_numba(arg):

@@ -261,6 +261,7 @@ declare("transpose", "reshape", "ravel", "swapaxes", "moveaxis", "expand_dims", 
         multilinear=True)
 
 declare("copy", shape_of=0)
+declare("stack", "vstack", reads_list=True)            # of a list of arrays
 
 
 @lowering("numba", "roll")

@@ -41,9 +41,6 @@ def list_roots(block, roots):
     return roots
 
 
-LIST_READS = ("getitem", "builtin.sum", "array", "stack", "vstack")   # what reverse mode reads lists with
-
-
 def list_ops(block, root, roots, name):
     """The applications of ``name`` (``setitem``, ``list.append``) to versions of the list
     ``root`` in ``block`` and its nested regions."""
@@ -107,7 +104,7 @@ class ListAdjoints:
         if name == "builtin.len" and lst in virtual:
             subst[stmt.outs[0]] = self.list_length(lst, saved)
             return True
-        if name in LIST_READS:
+        if stmt.prim.reads_list:
             if lst in virtual and name != "getitem":
                 raise UnsupportedSyntaxError("reverse mode: reading a whole list while a loop builds it",
                                              stmt.loc, "read it after the loop")
@@ -132,7 +129,7 @@ class ListAdjoints:
         ``loop``?  Only if something after the loop read the list, or the loop reads it."""
         root = self.roots.get(var, var)
         return (isinstance(root, ir.Var) and root in self.read_lists) or any(
-            isinstance(s, ir.Apply) and s.prim.name in LIST_READS and s.args and float_list(s.args[0])
+            isinstance(s, ir.Apply) and s.prim.reads_list and s.args and float_list(s.args[0])
             for s in ir.walk(loop.body))
 
     def put_list_adjoint(self, var, value):

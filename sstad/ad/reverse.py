@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 
 from sstad.ad.activity import active_values, needed_carried
-from sstad.ad.lists import LIST_READS, ListAdjoints, float_list, list_roots
+from sstad.ad.lists import ListAdjoints, float_list, list_roots
 from sstad.ad.structural import shift_slice, differentiable
 from sstad.ad.sweep import Sweep
 from sstad.custom import CustomFunction
@@ -419,7 +419,7 @@ class ReverseMode(ListAdjoints, Sweep):
         dout = self.get(out)
         if dout is None:
             return
-        if prim.name in LIST_READS and stmt.args and self.active_list(stmt.args[0]):
+        if prim.reads_list and stmt.args and self.active_list(stmt.args[0]):
             return self.back_list_read(stmt, subst, saved, dout)
         if any(self.active_list(a) for a in stmt.args):
             raise UnsupportedSyntaxError(
