@@ -1,0 +1,51 @@
+"""Collectives: a world of one rank in this process; several ranks under mpiexec
+(scripts in tests/mpi/, launched as subprocesses)."""
+import numpy as np
+import pytest
+
+import sstad
+from sstad import distributed as dist
+from sstad.testing import check_grads
+
+
+def every_collective(x, w):
+    a = dist.all_reduce(x * w, op="sum")
+    b = dist.all_gather(a, axis=0)
+    c = dist.reduce_scatter(b * b, op="sum", axis=0)
+    d = dist.broadcast(c, root=0) + dist.reduce(c, root=0)
+    e = dist.all_to_all(d[:, None] * np.ones((1, 2)), 0, 1)
+    m = dist.all_reduce(e, op="max") + dist.all_reduce(e, op="mean") - dist.all_reduce(e, op="min")
+    return np.sum(np.sin(dist.ppermute(m, ((0, 0),)))) + dist.all_reduce(w * w)
+
+
+def test_one_rank_world_is_the_identity():
+    x = np.arange(1.0, 4.0)
+    assert dist.rank() == 0 and dist.world_size() == 1
+    for op in ("sum", "mean", "max", "min"):
+        assert np.array_equal(dist.all_reduce(x, op=op), x)
+        assert np.array_equal(dist.reduce_scatter(x, op=op), x)
+    assert dist.all_reduce(2.5) == 2.5 and isinstance(dist.all_reduce(2.5), float)
+    assert dist.all_reduce(np.float32(2.5)).dtype == np.float32
+    assert dist.all_reduce(x.astype(np.float16)).dtype == np.float16
+    assert np.array_equal(dist.all_gather(x[None], axis=1), x[None])
+    assert np.array_equal(dist.broadcast(x), x) and np.array_equal(dist.reduce(x), x)
+    assert np.array_equal(dist.all_to_all(x.reshape(3, 1), 0, 1), x.reshape(3, 1))
+    assert np.array_equal(dist.ppermute(x, ((0, 0),)), x)
+    assert np.array_equal(dist.ppermute(x, ()), np.zeros(3))
+
+
+@pytest.mark.parametrize("backend", ["python"])
+def test_rules_on_one_rank_match_finite_differences(backend):
+    x = np.array([0.3, -1.2, 0.7])
+    assert sstad.jit(every_collective, backend=backend)(x, 0.4) == pytest.approx(every_collective(x, 0.4))
+    check_grads(every_collective, (x, 0.4), backend=backend)
+
+
+def refuses(x):
+    return np.sum(dist.all_reduce(x, op="prod"))
+
+
+def test_bad_op_is_an_error_at_the_users_line():
+    with pytest.raises(sstad.errors.SstadTypeError, match="op must be one of") as info:
+        sstad.grad(refuses)(np.ones(2))
+    assert "test_collectives.py" in str(info.value)
