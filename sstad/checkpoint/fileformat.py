@@ -1,0 +1,173 @@
+"""The checkpoint file: a safetensors file whose metadata says how to trust and rebuild it.
+
+safetensors is an 8-byte little-endian header length, a JSON header (each tensor's dtype,
+shape and byte offsets, and ``__metadata__``: a map of strings), then the raw little-endian
+bytes.  Nothing in it executes on load.  The metadata keys sstad writes (values are JSON):
+
+``sstad.version``    ``1``
+``sstad.sha256``     ``{tensor name: SHA-256 of its bytes, hex}``, checked on every load
+``sstad.tree``       ``{"params": skeleton, "opt_state": skeleton}`` (see ``tree.py``)
+``sstad.meta``       the user's metadata: step, epoch, schedule, loss scale, RNG state...
+``sstad.partition``  ``{"rule": "array_split", "axes": {tensor name: axis or null}}``
+``sstad.shard``      in a rank's shard only: ``{"rank": r, "world_size": n}``
+"""
+import hashlib
+import json
+import os
+
+import numpy as np
+import safetensors
+
+from sstad.checkpoint.durable import atomic_write
+from sstad.checkpoint.errors import CheckpointError
+
+VERSION = 1
+KEYS = ("sstad.version", "sstad.sha256", "sstad.tree", "sstad.meta", "sstad.partition", "sstad.shard")
+
+# safetensors' dtype codes and the NumPy dtypes that hold them (bfloat16 and float8 from ml_dtypes)
+DTYPES = {
+    "BOOL": np.dtype(bool), "U8": np.dtype(np.uint8), "I8": np.dtype(np.int8),
+    "U16": np.dtype(np.uint16), "I16": np.dtype(np.int16), "U32": np.dtype(np.uint32),
+    "I32": np.dtype(np.int32), "U64": np.dtype(np.uint64), "I64": np.dtype(np.int64),
+    "F16": np.dtype(np.float16), "F32": np.dtype(np.float32), "F64": np.dtype(np.float64),
+    "C64": np.dtype(np.complex64),
+}
+try:
+    import ml_dtypes
+    DTYPES.update(BF16=np.dtype(ml_dtypes.bfloat16), F8_E4M3=np.dtype(ml_dtypes.float8_e4m3fn),
+                  F8_E5M2=np.dtype(ml_dtypes.float8_e5m2))
+except ImportError:                      # bfloat16 and float8 need ml_dtypes; the rest does not
+    pass
+STORABLE = {dtype.name for dtype in DTYPES.values()}
+
+
+def checksum(array):
+    """SHA-256 of a C-contiguous array's bytes (seen as bytes: bfloat16 has no buffer format)."""
+    return hashlib.sha256(array.reshape(-1).view(np.uint8).data).hexdigest()
+
+
+def stored_form(name, value):
+    """``value`` as a C-contiguous little-endian array safetensors can hold."""
+    array = np.asarray(value)
+    if array.dtype.name not in STORABLE:
+        raise CheckpointError(f"tensor `{name}` has the dtype {array.dtype.name}, which safetensors "
+                              f"cannot hold (it holds {', '.join(sorted(STORABLE))})",
+                              hint="cast it, e.g. complex128 to two float64 arrays")
+    if array.dtype.byteorder == ">":
+        array = array.astype(array.dtype.newbyteorder("<"))
+    return array if array.flags.c_contiguous else np.ascontiguousarray(array)
+
+
+def write(path, tensors, metadata):
+    """Write ``{name: array}`` with ``metadata`` (a dict of JSON values under sstad's keys)
+    durably to ``path``; the checksums are computed here."""
+    arrays = {name: stored_form(name, value) for name, value in tensors.items()}
+    header = {key: json.dumps(value, sort_keys=True) for key, value in metadata.items()}
+    header["sstad.version"] = str(VERSION)
+    header["sstad.sha256"] = json.dumps({name: checksum(a) for name, a in arrays.items()}, sort_keys=True)
+    header["format"] = "np"
+    specs = {name: safetensors.TensorSpec(dtype=a.dtype.name, shape=a.shape, data_ptr=a.ctypes.data,
+                                          data_len=a.nbytes) for name, a in arrays.items()}
+    # `arrays` stays alive while safetensors reads the memory the specs point to
+    atomic_write(path, lambda temporary: safetensors.serialize_file(specs, temporary, metadata=header))
+
+
+def read(path):
+    """``(tensors, metadata)`` of a checkpoint file, every tensor checked against its checksum.
+    Raises :class:`CheckpointError` naming the file (and the tensor) when the file is not a
+    safetensors file, is truncated or corrupted, or was not written by sstad."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as error:
+        raise CheckpointError(f"{path}: cannot read the checkpoint: {error.strerror}") from None
+    header = parse_header(path, data)
+    try:
+        views = safetensors.deserialize(data)
+    except safetensors.SafetensorError as error:
+        raise CheckpointError(f"{path}: not a valid safetensors file ({error})") from None
+    metadata = sstad_metadata(path, header)
+    sums = metadata["sstad.sha256"]
+    tensors = {}
+    for name, view in views:
+        if view["dtype"] not in DTYPES:
+            raise CheckpointError(f"{path}: tensor `{name}` has the dtype {view['dtype']}, which sstad "
+                                  f"does not read (it reads {', '.join(DTYPES)})")
+        array = np.frombuffer(view["data"], dtype=DTYPES[view["dtype"]]).reshape(view["shape"])
+        if name not in sums:
+            raise CheckpointError(f"{path}: tensor `{name}` has no checksum: the header was altered")
+        if checksum(array) != sums[name]:
+            raise CheckpointError(f"{path}: tensor `{name}` does not match its checksum: the file is "
+                                  "corrupted", hint="load an earlier checkpoint")
+        tensors[name] = array
+    absent = sorted(set(sums) - set(tensors))
+    if absent:
+        raise CheckpointError(f"{path}: the tensors {', '.join(absent)} have checksums but are not in "
+                              "the file: the header was altered")
+    return tensors, metadata
+
+
+def read_metadata(path):
+    """The sstad metadata of a checkpoint, from its header alone (tensors not checked)."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        start = f.read(8)
+        length = int.from_bytes(start, "little") if len(start) == 8 else 0
+        data = start + f.read(min(length, os.fstat(f.fileno()).st_size))
+    return sstad_metadata(path, parse_header(path, data, whole_file=False))
+
+
+def parse_header(path, data, whole_file=True):
+    """The JSON header, read as safetensors defines it, with an error that says what is
+    wrong: too short, not safetensors, or truncated (naming the tensors cut off)."""
+    if len(data) < 8:
+        raise CheckpointError(f"{path}: not a safetensors file (only {len(data)} bytes)")
+    length = int.from_bytes(data[:8], "little")
+    if 8 + length > len(data):
+        raise CheckpointError(f"{path}: not a safetensors file, or truncated: the header claims "
+                              f"{length} bytes and the file has {len(data)}")
+    try:
+        header = json.loads(data[8:8 + length])
+        assert isinstance(header, dict)
+    except (ValueError, AssertionError):
+        raise CheckpointError(f"{path}: not a safetensors file, or its header is corrupted (the header "
+                              "is not a JSON object)") from None
+    if whole_file:
+        size = len(data) - 8 - length
+        cut = [name for name, entry in header.items() if name != "__metadata__" and end_of(entry) > size]
+        if cut:
+            raise CheckpointError(f"{path}: truncated: the tensors {', '.join(sorted(cut))} end past "
+                                  f"the end of the file ({size} bytes of data)",
+                                  hint="load an earlier checkpoint")
+    return header
+
+
+def end_of(entry):
+    """Where a header entry says its bytes end (0 when the entry is malformed: safetensors
+    itself reports that)."""
+    offsets = entry.get("data_offsets") if isinstance(entry, dict) else None
+    if isinstance(offsets, list) and all(type(x) is int for x in offsets):
+        return max(offsets, default=0)
+    return 0
+
+
+def sstad_metadata(path, header):
+    raw = header.get("__metadata__") or {}
+    if "sstad.version" not in raw:
+        raise CheckpointError(f"{path}: a safetensors file that sstad did not write (no sstad "
+                              "metadata)", hint="read it with safetensors.numpy.load_file")
+    metadata = {}
+    for key in KEYS:
+        if key in raw:
+            try:
+                metadata[key] = json.loads(raw[key])
+            except (TypeError, ValueError):
+                raise CheckpointError(f"{path}: the metadata `{key}` is not JSON: the header is "
+                                      "corrupted") from None
+    if metadata["sstad.version"] != VERSION:
+        raise CheckpointError(f"{path}: checkpoint format version {metadata['sstad.version']}; this "
+                              f"sstad reads version {VERSION}")
+    if not isinstance(metadata.get("sstad.sha256"), dict):
+        raise CheckpointError(f"{path}: the checksums (sstad.sha256) are missing: the header was altered")
+    return metadata
