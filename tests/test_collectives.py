@@ -1,5 +1,12 @@
 """Collectives: a world of one rank in this process; several ranks under mpiexec
 (scripts in tests/mpi/, launched as subprocesses)."""
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import time
+
 import numpy as np
 import pytest
 
@@ -49,3 +56,47 @@ def test_bad_op_is_an_error_at_the_users_line():
     with pytest.raises(sstad.errors.SstadTypeError, match="op must be one of") as info:
         sstad.grad(refuses)(np.ones(2))
     assert "test_collectives.py" in str(info.value)
+
+
+# --- several ranks: mpiexec in a subprocess ---------------------------------------------
+MPI_DIR = pathlib.Path(__file__).parent / "mpi"
+needs_mpiexec = pytest.mark.skipif(shutil.which("mpiexec") is None, reason="mpiexec is not installed")
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    """One compile cache for every launch of this module (Numba's code is reused)."""
+    return tmp_path_factory.mktemp("sstad-cache")
+
+
+def mpiexec(n, script, *args, cache, timeout=120):
+    env = dict(os.environ, SSTAD_CACHE_DIR=str(cache), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    return subprocess.run(["mpiexec", "-n", str(n), sys.executable, str(MPI_DIR / script), *args],
+                          capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def passed(result):
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "BAD" not in result.stdout
+    return result.stdout
+
+
+@needs_mpiexec
+@pytest.mark.parametrize("n", [2, 3])
+def test_rules_across_ranks_python(n, cache_dir):
+    out = passed(mpiexec(n, "check_rules.py", "python", cache=cache_dir))
+    assert out.count("ok ") == 18, out          # 17 collectives + the shape mismatch
+
+
+@needs_mpiexec
+@pytest.mark.parametrize("how", ["raise", "kill"])
+def test_a_dead_rank_ends_every_rank(how, cache_dir):
+    start = time.monotonic()
+    result = mpiexec(3, "dead_rank.py", how, cache=cache_dir, timeout=60)
+    assert time.monotonic() - start < 30
+    assert result.returncode != 0
+    text = result.stdout + result.stderr
+    if how == "raise":       # the rank says who it is before MPI_Abort ends everyone
+        assert "rank 1 of 3 raised RuntimeError; aborting all ranks" in text, text
+    else:                    # killed: no code of its own runs; mpiexec names the process and signal
+        assert "BAD TERMINATION" in text and "signal 9" in text, text
