@@ -8,6 +8,7 @@ adds the sums and the row counts of all ranks, so uneven batches are weighted ex
 """
 import numpy as np
 
+from sstad import distributed
 from sstad.parallel.tree import ravel
 
 
@@ -57,7 +58,6 @@ def accumulate(grad_fn, micro_batches, across_ranks=False, with_value=False):
             loss += n * value
         rows = sum(np.shape(b)[0] for b in batch[:1])
         if across_ranks:
-            from sstad import distributed
             summed = distributed.all_reduce(np.concatenate([total, [loss, rows]]), op="sum")
             total, loss, rows = summed[:-2], summed[-2], summed[-1]
         grads = unravel(total / rows)

@@ -1,0 +1,144 @@
+"""Pipeline parallelism: a model split into stages, one stage per rank.
+
+The user writes each stage as a plain NumPy function: ``stage(params, x) -> activation``,
+and the last ``stage(params, x, targets) -> loss`` (a mean over the rows).  Rank ``r``
+runs stage ``r`` on micro-batches, slot by slot, as the schedule says
+(:mod:`sstad.parallel.schedules`, GPipe or 1F1B):
+
+* a forward slot runs the stage (``sstad.jit``); the activation moves to the next rank
+  by ``ppermute(y, right)``, ``right`` pairing each rank with the next;
+* a backward slot runs the stage's pullback, which sstad derives from the stage's
+  source (``sstad.pullback``); its cotangent for the input moves to the previous rank by
+  the transpose of that same ``ppermute``, which sstad also derives (``ppermute``'s rule
+  sends along the inverse pairs).
+
+Every rank makes the same collective calls in the same slots (an idle rank sends
+zeros), so no rank waits for a call that never comes.  The activations between stages
+must all have one shape (``ppermute`` moves arrays of one shape), and the batch must
+split into equal micro-batches.
+"""
+import time
+
+import numpy as np
+
+import sstad
+from sstad import distributed
+from sstad.parallel.schedules import schedule
+from sstad.parallel.tree import ravel
+
+
+def _shift_right(n):
+    """``y -> ppermute(y, right)``: rank r's ``y`` goes to rank r + 1."""
+    right = tuple((r, r + 1) for r in range(n - 1))
+
+    def shift_right(y):
+        return distributed.ppermute(y, right)
+    return shift_right
+
+
+class Pipeline:
+    """``stages[r]`` runs on rank ``r``; ``len(stages)`` must be the number of ranks.
+
+    ``value_and_grad(params, inputs, targets)`` runs one step's forwards and backwards
+    over ``micro_batches`` micro-batches and returns ``(loss, grads)``: the loss of the
+    whole batch (on every rank) and the gradient of this rank's ``params``.  ``inputs``
+    are read on the first rank, ``targets`` on the last.  ``timing`` holds the last step's
+    wall time and the time this rank spent computing.
+
+    Example (one rank, one stage), in a ``.py`` file::
+
+        import numpy as np
+        from sstad.parallel.pipeline import Pipeline
+
+        def head(w, x, t):
+            return np.mean((x @ w - t) ** 2)
+
+        pipe = Pipeline([head], micro_batches=2)
+        loss, g = pipe.value_and_grad(np.ones(2), np.ones((4, 2)), np.zeros(4))
+        assert loss == 4.0 and np.allclose(g, [4.0, 4.0])
+    """
+
+    def __init__(self, stages, micro_batches, kind="1f1b", backend="python"):
+        self.rank, self.size = distributed.rank(), distributed.world_size()
+        if len(stages) != self.size:
+            raise ValueError(f"{len(stages)} stages on {self.size} ranks: run one stage per rank "
+                             f"(mpiexec -n {len(stages)})")
+        self.micro_batches = micro_batches
+        self.slots = schedule(kind, self.size, micro_batches)
+        self.last = self.rank == self.size - 1
+        stage = stages[self.rank]
+        self.forward = sstad.jit(stage, backend=backend)
+        self.backward = sstad.jit(sstad.pullback(stage), backend=backend)
+        send = _shift_right(self.size)
+        self.send_right = sstad.jit(send, backend=backend)
+        self.send_left = sstad.jit(sstad.pullback(send), backend=backend)   # ppermute's transpose
+        self.shape = None     # of the activations between stages, agreed at each step
+        self.timing = {}
+
+    def value_and_grad(self, params, inputs, targets):
+        m = self.micro_batches
+        pieces = self._split(inputs if self.rank == 0 else None, m), self._split(targets if self.last else None, m)
+        x_in, dy_in, losses = {}, {}, {}     # received activations, received cotangents
+        total = None
+        busy, start = 0.0, time.perf_counter()
+        for s, slot in enumerate(self.slots):
+            op, y_out, dx_out = slot[self.rank], None, None
+            tick = time.perf_counter()
+            if op is not None and op[0] == "F":
+                x = pieces[0][op[1]] if self.rank == 0 else x_in[op[1]]
+                if self.last:
+                    losses[op[1]] = self.forward(params, x, pieces[1][op[1]])
+                else:
+                    y_out = self.forward(params, x)
+            elif op is not None:
+                x = pieces[0][op[1]] if self.rank == 0 else x_in.pop(op[1])
+                if self.last:
+                    dp, dx, _ = self.backward(params, x, pieces[1][op[1]], 1.0 / m)
+                else:
+                    dp, dx = self.backward(params, x, dy_in.pop(op[1]))
+                flat = ravel(dp)
+                total = flat if total is None else (total[0] + flat[0], flat[1])
+                dx_out = dx
+            busy += time.perf_counter() - tick
+            if s == 0:
+                self.shape = self._agree_shape(y_out)
+            self._exchange(slot, y_out, dx_out, x_in, dy_in)
+        loss = distributed.broadcast(float(sum(losses.values()) / m) if self.last else 0.0, root=self.size - 1)
+        self.timing = {"step": time.perf_counter() - start, "busy": busy}
+        return loss, total[1](total[0])
+
+    def _split(self, batch, m):
+        if batch is None:
+            return None
+        if batch.shape[0] % m:
+            raise ValueError(f"a batch of {batch.shape[0]} rows does not split into {m} equal micro-batches")
+        return np.split(batch, m)
+
+    def _agree_shape(self, y):
+        """The activations' shape, from the first rank (which makes one in slot 0)."""
+        if self.size == 1:
+            return None
+        row = np.full(9, -1, dtype=np.int64)
+        if self.rank == 0:
+            row[0], row[1:1 + y.ndim] = y.ndim, y.shape
+        row = distributed.broadcast(row, root=0)
+        return tuple(int(n) for n in row[1:1 + row[0]])
+
+    def _exchange(self, slot, y_out, dx_out, x_in, dy_in):
+        """Move this slot's activations right and cotangents left; every rank calls the
+        same collectives, with zeros where it has nothing to send."""
+        if self.size == 1:
+            return
+        if any(op is not None and op[0] == "F" for op in slot[:-1]):
+            got = self.send_right(self._or_zeros(y_out))   # the last rank has none
+            if self.rank > 0 and slot[self.rank - 1] is not None and slot[self.rank - 1][0] == "F":
+                x_in[slot[self.rank - 1][1]] = got
+        if any(op is not None and op[0] == "B" for op in slot[1:]):
+            zeros = np.zeros(self.shape)
+            got = self.send_left(zeros, self._or_zeros(dx_out if self.rank > 0 else None))
+            nxt = slot[self.rank + 1] if not self.last else None
+            if nxt is not None and nxt[0] == "B":
+                dy_in[nxt[1]] = got
+
+    def _or_zeros(self, y):
+        return np.zeros(self.shape) if y is None else y
