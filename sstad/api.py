@@ -131,7 +131,9 @@ def jit(fn=None, *, backend="numba", fallback=False):
         assert f(np.arange(3.0)) == 5.0
     """
     if fn is None:
-        return lambda f: Jitted(f, backend, fallback)
+        return lambda f: jit(f, backend=backend, fallback=fallback)
+    if hasattr(fn, "sstad_jit"):       # jacfwd, jacrev, hessian: loops over compiled derivatives
+        return fn.sstad_jit(backend)
     return Jitted(fn, backend, fallback)
 
 

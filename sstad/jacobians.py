@@ -119,6 +119,7 @@ def jacfwd(fun, argnums=0, backend="python"):
             columns.append(np.asarray(compiled(*args, *tangents)[1]))
         out_shape = columns[0].shape
         return np.stack(columns, axis=-1).reshape(out_shape + np.shape(x))
+    jacobian.sstad_jit = lambda backend: jacfwd(fun, argnums, backend)
     return jacobian
 
 
@@ -134,6 +135,7 @@ def jacrev(fun, argnums=0, backend="python"):
         for e in _basis(out if out.ndim else out.item()):
             rows.append(np.asarray(compiled(*args, e)[argnums]))
         return np.stack(rows).reshape(out.shape + np.shape(args[argnums]))
+    jacobian.sstad_jit = lambda backend: jacrev(fun, argnums, backend)
     return jacobian
 
 

@@ -22,7 +22,23 @@ def float_list(a):
 
 def list_roots(block, roots):
     """Map every version of a run-time list (appends, loop-carried, branch outputs) to the
-    value that created it: all versions are one Python list, with one adjoint list."""
+    value that created it: all versions are one Python list, with one adjoint list.  A
+    list an ``if`` chooses among lists its branches create is a root of its own (the
+    branches' lists map to it), so its adjoint exists before the backward sweep reaches
+    the branches."""
+    merges = []
+    _collect_roots(block, roots, merges)
+    for out, inner in merges:
+        for r in inner:
+            roots[r] = out
+    for v, r in list(roots.items()):
+        while r in roots and roots[r] is not r:
+            r = roots[r]
+        roots[v] = r
+    return roots
+
+
+def _collect_roots(block, roots, merges):
     for stmt in block.stmts:
         if isinstance(stmt, ir.Apply) and stmt.prim.mutates and isinstance(stmt.args[0].type, A.ListOf):
             roots[stmt.outs[0]] = roots.get(stmt.args[0], stmt.args[0])
@@ -32,13 +48,28 @@ def list_roots(block, roots):
                 if isinstance(p.type, A.ListOf):
                     roots[p] = roots[out] = roots.get(init, init)
         for region in ir.regions(stmt):
-            list_roots(region, roots)
+            _collect_roots(region, roots, merges)
         if isinstance(stmt, ir.If):
             for k, out in enumerate(stmt.outs):
                 if isinstance(out.type, A.ListOf):
-                    result = stmt.then.results[k]
-                    roots[out] = roots.get(result, result)
-    return roots
+                    _branch_root(stmt, out, [roots.get(r, r) for r in (stmt.then.results[k], stmt.orelse.results[k])],
+                                 roots, merges)
+
+
+def _branch_root(stmt, out, chosen, roots, merges):
+    created = {s.outs[0] for s in ir.walk(stmt.then) if isinstance(s, ir.Apply) and s.prim.name == "list.new"}
+    created |= {s.outs[0] for s in ir.walk(stmt.orelse) if isinstance(s, ir.Apply) and s.prim.name == "list.new"}
+    lists = [r for r in chosen if isinstance(r, ir.Var)]
+    inner = [r for r in lists if r in created]
+    if not inner:
+        roots[out] = lists[0] if lists else chosen[0]
+        return
+    if len(inner) != len(lists):
+        raise UnsupportedSyntaxError("a run-time list chosen by an `if` between a list made before it and one "
+                                     "made in a branch is not supported", stmt.loc,
+                                     "make the list before the `if` and append to it in the branches")
+    roots[out] = out
+    merges.append((out, inner))
 
 
 def list_ops(block, root, roots, name):
@@ -229,14 +260,21 @@ class ListAdjoints:
     def create_list_adjoints(self, stmts, subst):
         """Zero adjoints for the float lists these statements create (complete by now)."""
         for stmt in stmts:
-            if isinstance(stmt, ir.Apply) and stmt.prim.name == "list.new" and float_list(stmt.outs[0]):
-                lst, elem = mapped(stmt.outs[0], subst), stmt.outs[0].type.elem
+            made = []
+            if isinstance(stmt, ir.Apply) and stmt.prim.name == "list.new":
+                made = stmt.outs
+            elif isinstance(stmt, ir.If):       # a list the branches create (see list_roots)
+                made = [o for o in stmt.outs if isinstance(o.type, A.ListOf)]
+            for root in made:
+                if not float_list(root) or self.roots.get(root, root) is not root:
+                    continue
+                lst, elem = mapped(root, subst), root.type.elem
                 dl = ir.Var("d" + lst.hint, A.ListOf(elem))
                 self.L.stmts.append(ir.Apply([dl], lookup("list.new"), [], {}, stmt.loc))
-                self.put_list_adjoint(stmt.outs[0], dl)
+                self.put_list_adjoint(root, dl)
                 n = self.L.apply("builtin.len", [lst], hint="n")
 
-                def fill_zeros(k, root=stmt.outs[0], lst=lst, elem=elem):
+                def fill_zeros(k, root=root, lst=lst, elem=elem):
                     item = self.L.apply("getitem", [lst, k], {"index": (Slot(1),)}, hint=lst.hint)
                     zero = self.zeros(ir.Var(lst.hint, elem), item)
                     self.put_list_adjoint(root, self.L.apply("list.append", [self.list_adjoint(root), zero],

@@ -395,7 +395,9 @@ class CallLowering:
         if all(isinstance(v, (tuple, StaticList)) for v in value):
             treedef, leaves = flatten(tuple(value))
             if not all(is_atom(v) and isinstance(v.type, A.Scalar) for v in leaves):
-                return None
+                # rows holding arrays: each row is an array, then they are stacked
+                rows = tuple(self.call_numpy("array", [v], {}, node) for v in value)
+                return self.call_numpy("stack", [rows], {}, node)
             shape = (len(value),) + _nesting(value[0])
             if int(np.prod(shape)) != len(leaves):
                 raise self.error(SstadTypeError, "np.array of a ragged nested sequence", node)

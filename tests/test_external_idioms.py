@@ -1,0 +1,95 @@
+"""Idioms found by running gradient tests written for other AD tools, in our own words.
+
+Each function is written the way such suites write it; every derivative is checked
+against central finite differences (``check_grads``: reverse and forward mode, and the
+compiled value against plain Python), grouped by the kind of defect it once had.
+"""
+import numpy as np
+import pytest
+
+import sstad
+from sstad.testing import check_grads
+
+BACKENDS = ["python", pytest.param("numba", marks=pytest.mark.slow)]
+rng = np.random.default_rng(11)
+
+
+# --- run-time lists made inside a branch (their adjoint was created too late: zero) -----
+
+def list_made_in_each_branch(x):
+    if x[0] < 1.0:
+        hs = []
+        for i in range(3):
+            hs.append(x * (i + 1.0))
+    else:
+        hs = []
+        hs.append(np.sin(x))
+        hs.append(x * x)
+        hs.append(x)
+    return np.sum(hs[1] * hs[2])
+
+
+def appended_twice_in_branch(x):
+    if x[0] < 1.0:
+        hs = []
+        hs.append(x * 2.0)
+        hs.append(np.cos(x))
+    else:
+        hs = []
+        hs.append(x)
+        hs.append(x * x)
+    return np.sum(hs[0] * hs[1])
+
+
+def power_loop_inside_if(a):
+    if a < 20.0:
+        for i in range(3):
+            a = a * a
+    return a
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [list_made_in_each_branch, appended_twice_in_branch])
+@pytest.mark.parametrize("first", [0.5, 1.5])
+def test_list_made_in_a_branch(fn, first, backend):
+    check_grads(fn, (np.array([first, -0.7, 0.3]),), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_loop_tape_made_in_a_branch_second_order(backend):
+    """The reverse sweep's tape of a loop inside an ``if`` is such a list: its second
+    derivative was 0."""
+    check_grads(power_loop_inside_if, (1.3,), order=3, backend=backend)
+
+
+# --- np.array of nested sequences whose items are arrays (a crash inside the rule) ------
+
+def array_of_array_rows(x):
+    return np.array([[2.0 * x, x + 1.0], [np.sin(x), x * x]])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_array_of_nested_rows_of_arrays(backend):
+    check_grads(array_of_array_rows, (rng.normal(size=(3, 2)),), backend=backend)
+
+
+# --- Jacobian transforms under sstad.jit (they were compiled as user code and refused) ---
+
+def sin_of_quadratic(x):
+    return np.sin(np.sum(x * x * np.arange(1.0, 4.0)))
+
+
+def rolled_sines(a):
+    return np.roll(np.sin(a), 1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_jit_of_hessian_and_jacobians(backend):
+    x = rng.normal(size=3)
+    w = np.arange(1.0, 4.0)
+    s = np.sum(x * x * w)
+    hess = np.cos(s) * 2 * np.diag(w) - np.sin(s) * np.outer(2 * w * x, 2 * w * x)
+    assert np.allclose(sstad.jit(sstad.hessian(sin_of_quadratic), backend=backend)(x), hess)
+    jac = np.roll(np.diag(np.cos(x)), 1, axis=0)
+    assert np.allclose(sstad.jit(sstad.jacrev(rolled_sines), backend=backend)(x), jac)
+    assert np.allclose(sstad.jit(sstad.jacfwd(rolled_sines), backend=backend)(x), jac)
