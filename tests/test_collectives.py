@@ -100,3 +100,31 @@ def test_a_dead_rank_ends_every_rank(how, cache_dir):
         assert "rank 1 of 3 raised RuntimeError; aborting all ranks" in text, text
     else:                    # killed: no code of its own runs; mpiexec names the process and signal
         assert "BAD TERMINATION" in text and "signal 9" in text, text
+
+
+@needs_mpiexec
+def test_data_parallel_mlp_matches_one_process(cache_dir):
+    example = MPI_DIR.parent.parent / "examples" / "data_parallel_mlp.py"
+    result = mpiexec(2, "../../examples/data_parallel_mlp.py", cache=cache_dir)
+    assert example.exists() and result.returncode == 0, result.stdout + result.stderr
+    assert "largest parameter difference" in result.stdout
+
+
+def test_buckets_follow_the_backward_order_and_the_size_bound():
+    leaves = [np.zeros(1000), np.zeros(10), np.zeros(10, dtype=np.float32), np.zeros(10), 1.0]
+    assert dist.buckets(leaves, bucket_mb=1) == [[4, 3], [2], [1, 0]]
+    assert dist.buckets(leaves, bucket_mb=0) == [[4], [3], [2], [1], [0]]
+
+
+def test_data_parallel_on_one_rank_is_the_gradient_clipped():
+    grads = dist.data_parallel(lambda w: (3.0 * w, 4.0), clip_norm=1.0)(np.ones(1))
+    assert np.allclose(grads[0], 0.6) and grads[1] == pytest.approx(0.8)
+
+
+@needs_mpiexec
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2, 3])
+def test_rules_across_ranks_numba(n, cache_dir):
+    """Numba compiles every derivative (minutes on two cores the first time)."""
+    out = passed(mpiexec(n, "check_rules.py", "numba", cache=cache_dir, timeout=1800))
+    assert out.count("ok ") == 18, out

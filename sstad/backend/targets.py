@@ -8,6 +8,7 @@ import re
 import numba
 
 from sstad.backend.base import Backend, register
+from sstad.backend import collectives_numba  # noqa: F401  (the numba lowerings of the collectives)
 from sstad.backend.loader import load_numba, load_python
 from sstad.errors import BackendError
 
