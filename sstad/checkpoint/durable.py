@@ -14,24 +14,26 @@ import secrets
 TEMPORARY = re.compile(r"^\..+\.tmp-(\d+)-[0-9a-f]+$")
 
 
-def atomic_write(path, write):
-    """Call ``write(temporary_path)`` to write the bytes, then make them ``path`` durably."""
+def atomic_write(path, data):
+    """Make ``data`` (bytes) the content of ``path``, durably and atomically."""
     path = os.fspath(path)
     folder, name = os.path.split(os.path.abspath(path))
     temporary = os.path.join(folder, f".{name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
     try:
-        write(temporary)
-        fsync_path(temporary, os.O_RDONLY)
+        with open(temporary, "xb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
-    fsync_path(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    fsync_folder(folder)
 
 
-def fsync_path(path, flags):
-    fd = os.open(path, flags)
+def fsync_folder(folder):
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         os.fsync(fd)
     finally:
@@ -44,7 +46,7 @@ def remove_durably(paths, folder):
         with contextlib.suppress(FileNotFoundError):     # another process got there first
             os.unlink(path)
     if paths:
-        fsync_path(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        fsync_folder(folder)
 
 
 def remove_stale_temporaries(folder):

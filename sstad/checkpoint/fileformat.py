@@ -6,6 +6,7 @@ bytes.  Nothing in it executes on load.  The metadata keys sstad writes (values 
 
 ``sstad.version``    ``1``
 ``sstad.sha256``     ``{tensor name: SHA-256 of its bytes, hex}``, checked on every load
+``sstad.header_sha256``  SHA-256 of the header's content (see :func:`header_digest`)
 ``sstad.tree``       ``{"params": skeleton, "opt_state": skeleton}`` (see ``tree.py``)
 ``sstad.meta``       the user's metadata: step, epoch, schedule, loss scale, RNG state...
 ``sstad.partition``  ``{"rule": "array_split", "axes": {tensor name: axis or null}}``
@@ -22,6 +23,7 @@ from sstad.checkpoint.durable import atomic_write
 from sstad.checkpoint.errors import CheckpointError
 
 VERSION = 1
+HEADER_KEY = "sstad.header_sha256"
 KEYS = ("sstad.version", "sstad.sha256", "sstad.tree", "sstad.meta", "sstad.partition", "sstad.shard")
 
 # safetensors' dtype codes and the NumPy dtypes that hold them (bfloat16 and float8 from ml_dtypes)
@@ -38,7 +40,8 @@ try:
                   F8_E5M2=np.dtype(ml_dtypes.float8_e5m2))
 except ImportError:                      # bfloat16 and float8 need ml_dtypes; the rest does not
     pass
-STORABLE = {dtype.name for dtype in DTYPES.values()}
+CODES = {dtype.name: code for code, dtype in DTYPES.items()}
+STORABLE = set(CODES)
 
 
 def checksum(array):
@@ -66,10 +69,13 @@ def write(path, tensors, metadata):
     header["sstad.version"] = str(VERSION)
     header["sstad.sha256"] = json.dumps({name: checksum(a) for name, a in arrays.items()}, sort_keys=True)
     header["format"] = "np"
+    header[HEADER_KEY] = header_digest({name: [CODES[a.dtype.name], list(a.shape)] for name, a in arrays.items()},
+                                       header)
     specs = {name: safetensors.TensorSpec(dtype=a.dtype.name, shape=a.shape, data_ptr=a.ctypes.data,
                                           data_len=a.nbytes) for name, a in arrays.items()}
-    # `arrays` stays alive while safetensors reads the memory the specs point to
-    atomic_write(path, lambda temporary: safetensors.serialize_file(specs, temporary, metadata=header))
+    # `arrays` stays alive while safetensors reads the memory the specs point to.  The file's
+    # bytes are built in memory (serialize_file would leave temporaries of its own on a crash)
+    atomic_write(path, safetensors.serialize(specs, metadata=header))
 
 
 def read(path):
@@ -89,14 +95,17 @@ def read(path):
         raise CheckpointError(f"{path}: not a valid safetensors file ({error})") from None
     metadata = sstad_metadata(path, header)
     sums = metadata["sstad.sha256"]
+    unknown = sorted(name for name, _ in views if name not in sums)
+    if unknown:
+        raise CheckpointError(f"{path}: the tensors {', '.join(unknown)} have no checksum: the header "
+                              "is corrupted or was altered")
+    check_header(path, header, views)
     tensors = {}
     for name, view in views:
         if view["dtype"] not in DTYPES:
             raise CheckpointError(f"{path}: tensor `{name}` has the dtype {view['dtype']}, which sstad "
                                   f"does not read (it reads {', '.join(DTYPES)})")
         array = np.frombuffer(view["data"], dtype=DTYPES[view["dtype"]]).reshape(view["shape"])
-        if name not in sums:
-            raise CheckpointError(f"{path}: tensor `{name}` has no checksum: the header was altered")
         if checksum(array) != sums[name]:
             raise CheckpointError(f"{path}: tensor `{name}` does not match its checksum: the file is "
                                   "corrupted", hint="load an earlier checkpoint")
@@ -104,8 +113,25 @@ def read(path):
     absent = sorted(set(sums) - set(tensors))
     if absent:
         raise CheckpointError(f"{path}: the tensors {', '.join(absent)} have checksums but are not in "
-                              "the file: the header was altered")
+                              "the file: the header is corrupted or was altered")
     return tensors, metadata
+
+
+def header_digest(entries, metadata):
+    """SHA-256 (hex) of ``{"tensors": {name: [dtype code, shape]}, "metadata": {key: value}}``
+    written as JSON with sorted keys and no spaces, the digest's own key left out: it covers
+    every name, dtype, shape and metadata value (the byte offsets are covered by the
+    tensors' own checksums)."""
+    content = {"tensors": entries, "metadata": {k: v for k, v in metadata.items() if k != HEADER_KEY}}
+    return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def check_header(path, header, views):
+    raw = header.get("__metadata__") or {}
+    entries = {name: [view["dtype"], list(view["shape"])] for name, view in views}
+    if raw.get(HEADER_KEY) != header_digest(entries, raw):
+        raise CheckpointError(f"{path}: the header (tensor names, dtypes, shapes, metadata) does not match "
+                              "its checksum: the file is corrupted", hint="load an earlier checkpoint")
 
 
 def read_metadata(path):
@@ -155,8 +181,9 @@ def end_of(entry):
 def sstad_metadata(path, header):
     raw = header.get("__metadata__") or {}
     if "sstad.version" not in raw:
-        raise CheckpointError(f"{path}: a safetensors file that sstad did not write (no sstad "
-                              "metadata)", hint="read it with safetensors.numpy.load_file")
+        raise CheckpointError(f"{path}: a safetensors file without sstad's metadata: another tool wrote "
+                              "it, or its header is corrupted", hint="read another tool's file with "
+                              "safetensors.numpy.load_file")
     metadata = {}
     for key in KEYS:
         if key in raw:

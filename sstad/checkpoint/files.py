@@ -31,12 +31,13 @@ class Checkpoint:
 
 
 def encode(params, opt_state=None, meta=None, axes=0):
-    """``(tensors, metadata)`` for :func:`fileformat.write`: the leaves by path, and the
-    metadata taken now (a NumPy Generator's state is read at this call)."""
+    """``(tensors, metadata)`` for :func:`fileformat.write`: the leaves by path as arrays
+    safetensors holds (refused now if it cannot), and the metadata taken now (a NumPy
+    Generator's state is read at this call)."""
     tensors, skeleton = {}, {}
     for root, tree in zip(ROOTS, (params, opt_state)):
         skeleton[root], leaves = flatten(tree, root)
-        tensors.update(leaves)
+        tensors.update((name, fileformat.stored_form(name, leaf)) for name, leaf in leaves.items())
     metadata = {"sstad.tree": skeleton, "sstad.meta": to_json(meta or {}, "meta"),
                 "sstad.partition": {"rule": RULE, "axes": tensor_axes(tensors, axes)}}
     return tensors, metadata
