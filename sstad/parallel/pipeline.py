@@ -43,7 +43,8 @@ class Pipeline:
     over ``micro_batches`` micro-batches and returns ``(loss, grads)``: the loss of the
     whole batch (on every rank) and the gradient of this rank's ``params``.  ``inputs``
     are read on the first rank, ``targets`` on the last.  ``timing`` holds the last step's
-    wall time and the time this rank spent computing.
+    wall time, the time this rank spent computing and the time it spent in collectives
+    (moving data, and waiting for the other ranks).
 
     Example (one rank, one stage), in a ``.py`` file::
 
@@ -80,7 +81,7 @@ class Pipeline:
         pieces = self._split(inputs if self.rank == 0 else None, m), self._split(targets if self.last else None, m)
         x_in, dy_in, losses = {}, {}, {}     # received activations, received cotangents
         total = None
-        busy, start = 0.0, time.perf_counter()
+        busy, talk, start = 0.0, 0.0, time.perf_counter()
         for s, slot in enumerate(self.slots):
             op, y_out, dx_out = slot[self.rank], None, None
             tick = time.perf_counter()
@@ -99,12 +100,14 @@ class Pipeline:
                 flat = ravel(dp)
                 total = flat if total is None else (total[0] + flat[0], flat[1])
                 dx_out = dx
-            busy += time.perf_counter() - tick
+            tock = time.perf_counter()
+            busy += tock - tick
             if s == 0:
                 self.shape = self._agree_shape(y_out)
             self._exchange(slot, y_out, dx_out, x_in, dy_in)
+            talk += time.perf_counter() - tock
         loss = distributed.broadcast(float(sum(losses.values()) / m) if self.last else 0.0, root=self.size - 1)
-        self.timing = {"step": time.perf_counter() - start, "busy": busy}
+        self.timing = {"step": time.perf_counter() - start, "busy": busy, "collectives": talk}
         return loss, total[1](total[0])
 
     def _split(self, batch, m):
