@@ -117,8 +117,8 @@ def test_any_safetensors_reader_opens_the_file(tmp_path):
     assert np.array_equal(tensors["params/layer0/w"], params["layer0"]["w"])
     with safetensors.safe_open(path, framework="np") as f:
         metadata = f.metadata()
-    assert json.loads(metadata["sstad.meta"]) == {"epoch": 2}
-    assert json.loads(metadata["sstad.tree"])["params"] == {"dict": [["layer0", {"dict": [["w", "array"]]}]]}
+    assert json.loads(metadata["sstad"])["meta"] == {"epoch": 2}
+    assert json.loads(metadata["sstad"])["tree"]["params"] == {"dict": [["layer0", {"dict": [["w", "array"]]}]]}
 
 
 def test_strict_load_lists_every_difference(tmp_path):
@@ -327,4 +327,4 @@ def test_a_bad_leaf_is_refused_at_the_call_not_in_the_background(tmp_path):
 
 def test_read_metadata_reads_the_header_only(tmp_path):
     path = save(tmp_path / "x.safetensors", {"w": np.ones(3)}, meta={"step": 4})
-    assert fileformat.read_metadata(path)["sstad.meta"] == {"step": 4}
+    assert fileformat.read_metadata(path)["meta"] == {"step": 4}

@@ -2,15 +2,16 @@
 
 safetensors is an 8-byte little-endian header length, a JSON header (each tensor's dtype,
 shape and byte offsets, and ``__metadata__``: a map of strings), then the raw little-endian
-bytes.  Nothing in it executes on load.  The metadata keys sstad writes (values are JSON):
+bytes.  Nothing in it executes on load.  sstad writes one metadata key, ``"sstad"``, whose
+value is a JSON object (one key, so the same checkpoint always gives the same bytes):
 
-``sstad.version``    ``1``
-``sstad.sha256``     ``{tensor name: SHA-256 of its bytes, hex}``, checked on every load
-``sstad.header_sha256``  SHA-256 of the header's content (see :func:`header_digest`)
-``sstad.tree``       ``{"params": skeleton, "opt_state": skeleton}`` (see ``tree.py``)
-``sstad.meta``       the user's metadata: step, epoch, schedule, loss scale, RNG state...
-``sstad.partition``  ``{"rule": "array_split", "axes": {tensor name: axis or null}}``
-``sstad.shard``      in a rank's shard only: ``{"rank": r, "world_size": n}``
+``version``        ``1``
+``sha256``         ``{tensor name: SHA-256 of its bytes, hex}``, checked on every load
+``header_sha256``  SHA-256 of the header's content (see :func:`header_digest`)
+``tree``           ``{"params": skeleton, "opt_state": skeleton}`` (see ``tree.py``)
+``meta``           the user's metadata: step, epoch, schedule, loss scale, RNG state...
+``partition``      ``{"rule": "array_split", "axes": {tensor name: axis or null}}``
+``shard``          in a rank's shard only: ``{"rank": r, "world_size": n}``
 """
 import hashlib
 import json
@@ -23,8 +24,7 @@ from sstad.checkpoint.durable import atomic_write
 from sstad.checkpoint.errors import CheckpointError
 
 VERSION = 1
-HEADER_KEY = "sstad.header_sha256"
-KEYS = ("sstad.version", "sstad.sha256", "sstad.tree", "sstad.meta", "sstad.partition", "sstad.shard")
+KEY = "sstad"
 
 # safetensors' dtype codes and the NumPy dtypes that hold them (bfloat16 and float8 from ml_dtypes)
 DTYPES = {
@@ -62,20 +62,22 @@ def stored_form(name, value):
 
 
 def write(path, tensors, metadata):
-    """Write ``{name: array}`` with ``metadata`` (a dict of JSON values under sstad's keys)
-    durably to ``path``; the checksums are computed here."""
+    """Write ``{name: array}`` with ``metadata`` (a dict of JSON values: ``tree``, ``meta``,
+    ``partition``, ``shard``) durably to ``path``; the checksums are computed here."""
     arrays = {name: stored_form(name, value) for name, value in tensors.items()}
-    header = {key: json.dumps(value, sort_keys=True) for key, value in metadata.items()}
-    header["sstad.version"] = str(VERSION)
-    header["sstad.sha256"] = json.dumps({name: checksum(a) for name, a in arrays.items()}, sort_keys=True)
-    header["format"] = "np"
-    header[HEADER_KEY] = header_digest({name: [CODES[a.dtype.name], list(a.shape)] for name, a in arrays.items()},
-                                       header)
+    metadata = dict(metadata, version=VERSION, sha256={name: checksum(a) for name, a in arrays.items()})
+    metadata.pop("header_sha256", None)
+    metadata["header_sha256"] = header_digest({name: [CODES[a.dtype.name], list(a.shape)]
+                                               for name, a in arrays.items()}, metadata)
     specs = {name: safetensors.TensorSpec(dtype=a.dtype.name, shape=a.shape, data_ptr=a.ctypes.data,
                                           data_len=a.nbytes) for name, a in arrays.items()}
     # `arrays` stays alive while safetensors reads the memory the specs point to.  The file's
     # bytes are built in memory (serialize_file would leave temporaries of its own on a crash)
-    atomic_write(path, safetensors.serialize(specs, metadata=header))
+    atomic_write(path, safetensors.serialize(specs, metadata={KEY: canonical(metadata)}))
+
+
+def canonical(value):
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def read(path):
@@ -94,12 +96,12 @@ def read(path):
     except safetensors.SafetensorError as error:
         raise CheckpointError(f"{path}: not a valid safetensors file ({error})") from None
     metadata = sstad_metadata(path, header)
-    sums = metadata["sstad.sha256"]
+    sums = metadata["sha256"]
     unknown = sorted(name for name, _ in views if name not in sums)
     if unknown:
         raise CheckpointError(f"{path}: the tensors {', '.join(unknown)} have no checksum: the header "
                               "is corrupted or was altered")
-    check_header(path, header, views)
+    check_header(path, metadata, views)
     tensors = {}
     for name, view in views:
         if view["dtype"] not in DTYPES:
@@ -118,18 +120,17 @@ def read(path):
 
 
 def header_digest(entries, metadata):
-    """SHA-256 (hex) of ``{"tensors": {name: [dtype code, shape]}, "metadata": {key: value}}``
-    written as JSON with sorted keys and no spaces, the digest's own key left out: it covers
-    every name, dtype, shape and metadata value (the byte offsets are covered by the
-    tensors' own checksums)."""
-    content = {"tensors": entries, "metadata": {k: v for k, v in metadata.items() if k != HEADER_KEY}}
-    return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    """SHA-256 (hex) of ``{"tensors": {name: [dtype code, shape]}, "metadata": sstad's
+    metadata without header_sha256}`` as JSON with sorted keys and no spaces: it covers every
+    name, dtype, shape and metadata value (the byte offsets are covered by the tensors'
+    own checksums)."""
+    content = {"tensors": entries, "metadata": {k: v for k, v in metadata.items() if k != "header_sha256"}}
+    return hashlib.sha256(canonical(content).encode()).hexdigest()
 
 
-def check_header(path, header, views):
-    raw = header.get("__metadata__") or {}
+def check_header(path, metadata, views):
     entries = {name: [view["dtype"], list(view["shape"])] for name, view in views}
-    if raw.get(HEADER_KEY) != header_digest(entries, raw):
+    if metadata.get("header_sha256") != header_digest(entries, metadata):
         raise CheckpointError(f"{path}: the header (tensor names, dtypes, shapes, metadata) does not match "
                               "its checksum: the file is corrupted", hint="load an earlier checkpoint")
 
@@ -179,22 +180,20 @@ def end_of(entry):
 
 
 def sstad_metadata(path, header):
-    raw = header.get("__metadata__") or {}
-    if "sstad.version" not in raw:
+    raw = (header.get("__metadata__") or {}).get(KEY)
+    if raw is None:
         raise CheckpointError(f"{path}: a safetensors file without sstad's metadata: another tool wrote "
                               "it, or its header is corrupted", hint="read another tool's file with "
                               "safetensors.numpy.load_file")
-    metadata = {}
-    for key in KEYS:
-        if key in raw:
-            try:
-                metadata[key] = json.loads(raw[key])
-            except (TypeError, ValueError):
-                raise CheckpointError(f"{path}: the metadata `{key}` is not JSON: the header is "
-                                      "corrupted") from None
-    if metadata["sstad.version"] != VERSION:
-        raise CheckpointError(f"{path}: checkpoint format version {metadata['sstad.version']}; this "
-                              f"sstad reads version {VERSION}")
-    if not isinstance(metadata.get("sstad.sha256"), dict):
-        raise CheckpointError(f"{path}: the checksums (sstad.sha256) are missing: the header was altered")
+    try:
+        metadata = json.loads(raw)
+        assert isinstance(metadata, dict)
+    except (TypeError, ValueError, AssertionError):
+        raise CheckpointError(f"{path}: sstad's metadata is not a JSON object: the header is corrupted") from None
+    if metadata.get("version") != VERSION:
+        raise CheckpointError(f"{path}: checkpoint format version {metadata.get('version')!r}; this sstad "
+                              f"reads version {VERSION}")
+    for key, kind in (("sha256", dict), ("tree", dict), ("meta", dict), ("partition", dict)):
+        if not isinstance(metadata.get(key), kind):
+            raise CheckpointError(f"{path}: sstad's metadata lacks `{key}`: the header is corrupted")
     return metadata

@@ -38,8 +38,8 @@ def encode(params, opt_state=None, meta=None, axes=0):
     for root, tree in zip(ROOTS, (params, opt_state)):
         skeleton[root], leaves = flatten(tree, root)
         tensors.update((name, fileformat.stored_form(name, leaf)) for name, leaf in leaves.items())
-    metadata = {"sstad.tree": skeleton, "sstad.meta": to_json(meta or {}, "meta"),
-                "sstad.partition": {"rule": RULE, "axes": tensor_axes(tensors, axes)}}
+    metadata = {"tree": skeleton, "meta": to_json(meta or {}, "meta"),
+                "partition": {"rule": RULE, "axes": tensor_axes(tensors, axes)}}
     return tensors, metadata
 
 
@@ -86,7 +86,7 @@ def load(path, like=None, strict=True, *, rank=None, world_size=None):
         templates = (like.params, like.opt_state)
     else:
         templates = (like, None)
-    skeletons = metadata["sstad.tree"]
+    skeletons = metadata["tree"]
     report, trees = Report(), []
     for root, template in zip(ROOTS, templates):
         if template is not None:
@@ -99,15 +99,15 @@ def load(path, like=None, strict=True, *, rank=None, world_size=None):
         raise CheckpointError(f"{path}: the checkpoint does not match the template:\n  "
                               + "\n  ".join(report.lines()),
                               hint="fix the template, or load with strict=False to take what matches")
-    return Checkpoint(trees[0], trees[1], metadata["sstad.meta"], report)
+    return Checkpoint(trees[0], trees[1], metadata["meta"], report)
 
 
 def rank_part(path, tensors, metadata, rank, world_size):
     check_rank(rank, world_size)
-    if "sstad.shard" in metadata:
-        raise CheckpointError(f"{path}: this is the shard of rank {metadata['sstad.shard']['rank']}; load "
+    if "shard" in metadata:
+        raise CheckpointError(f"{path}: this is the shard of rank {metadata['shard']['rank']}; load "
                               "it without rank and world_size, or merge the shards first")
-    axes = metadata["sstad.partition"]["axes"]
+    axes = metadata["partition"]["axes"]
     return {name: part(array, axes.get(name), rank, world_size) for name, array in tensors.items()}
 
 

@@ -73,7 +73,7 @@ class CheckpointManager:
 
     def write(self, path, step, tensors, metadata):
         fileformat.write(path, tensors, metadata)
-        self.metrics[step] = metadata["sstad.meta"].get("metrics")
+        self.metrics[step] = metadata["meta"].get("metrics")
         self.rotate()
 
     def write_in_background(self, *args):
@@ -137,7 +137,7 @@ class CheckpointManager:
     def metric(self, step):
         if step not in self.metrics:
             try:
-                self.metrics[step] = fileformat.read_metadata(self.path(step))["sstad.meta"].get("metrics")
+                self.metrics[step] = fileformat.read_metadata(self.path(step))["meta"].get("metrics")
             except (CheckpointError, OSError):
                 self.metrics[step] = None      # unreadable header: restore() reports it
         value = (self.metrics[step] or {}).get(self.best_metric)

@@ -2,7 +2,7 @@
 
 A rank's part of a tensor split along ``axis`` among ``world_size`` ranks is
 ``np.array_split(tensor, world_size, axis)[rank]``; a tensor whose axis is None is whole
-on every rank.  Every file records the axis of each tensor (``sstad.partition``), so a
+on every rank.  Every file records the axis of each tensor (``partition`` in the ``sstad`` metadata), so a
 unified file can be loaded into any number of ranks and shards can be merged.
 """
 import numpy as np

@@ -1,7 +1,7 @@
 """One shard per rank, and one unified file merged from the shards.
 
 Rank ``r`` of ``n`` writes ``NAME.rank-0000r-of-0000n.safetensors`` beside ``NAME.safetensors``:
-an ordinary checkpoint of its own part of each tensor, recording ``sstad.shard``.
+an ordinary checkpoint of its own part of each tensor, recording ``shard`` in its metadata.
 :func:`merge` joins the parts (``np.concatenate`` along each tensor's recorded axis, in
 rank order; a replicated tensor must be equal on every rank) into the file a single
 process would have written: the same bytes, given the same metadata.
@@ -53,7 +53,7 @@ def save_shard(path, params, opt_state=None, meta=None, *, axes=0, rank=None, wo
         rank, world_size = world()
     check_rank(rank, world_size)
     tensors, metadata = encode(params, opt_state, meta, axes)
-    metadata["sstad.shard"] = {"rank": rank, "world_size": world_size}
+    metadata["shard"] = {"rank": rank, "world_size": world_size}
     target = shard_path(path, rank, world_size)
     fileformat.write(target, tensors, metadata)
     return target
@@ -66,13 +66,13 @@ def merge(shard_paths, out_path):
     shards = {}
     for path in shard_paths:
         tensors, metadata = fileformat.read(path)
-        shard = metadata.get("sstad.shard")
+        shard = metadata.get("shard")
         if shard is None:
-            raise CheckpointError(f"{path}: not a shard (no sstad.shard in its metadata)")
+            raise CheckpointError(f"{path}: not a shard (its metadata has no `shard`)")
         if shard["rank"] in shards:
             raise CheckpointError(f"{path}: rank {shard['rank']} is also in {shards[shard['rank']][0]}")
         shards[shard["rank"]] = (path, tensors, metadata)
-    sizes = sorted({m["sstad.shard"]["world_size"] for _, _, m in shards.values()})
+    sizes = sorted({m["shard"]["world_size"] for _, _, m in shards.values()})
     if len(sizes) != 1 or set(shards) != set(range(sizes[0])):
         raise CheckpointError(f"the shards {', '.join(map(str, shard_paths))} are not ranks 0 .. n-1 of "
                               f"one world: ranks {sorted(shards)}, world sizes {sizes}")
@@ -80,23 +80,23 @@ def merge(shard_paths, out_path):
     first_path, first_tensors, first_meta = ordered[0]
     for path, tensors, metadata in ordered[1:]:
         same_checkpoint(first_path, first_tensors, first_meta, path, tensors, metadata)
-    axes = first_meta["sstad.partition"]["axes"]
+    axes = first_meta["partition"]["axes"]
     merged = {name: join(name, axes[name], [(p, t[name]) for p, t, _ in ordered]) for name in first_tensors}
     metadata = {key: value for key, value in first_meta.items()
-                if key not in ("sstad.shard", "sstad.sha256", "sstad.version")}
+                if key not in ("shard", "sha256", "version", "header_sha256")}
     fileformat.write(out_path, merged, metadata)
     return os.fspath(out_path)
 
 
 def same_checkpoint(path_a, tensors_a, meta_a, path_b, tensors_b, meta_b):
-    step_a, step_b = meta_a["sstad.meta"].get("step"), meta_b["sstad.meta"].get("step")
+    step_a, step_b = meta_a["meta"].get("step"), meta_b["meta"].get("step")
     if step_a != step_b:
         raise CheckpointError(f"{path_b} is of step {step_b} and {path_a} of step {step_a}: shards of "
                               "different checkpoints")
     if set(tensors_a) != set(tensors_b):
         odd = sorted(set(tensors_a) ^ set(tensors_b))
         raise CheckpointError(f"{path_a} and {path_b} hold different tensors: {', '.join(odd)}")
-    for key in ("sstad.tree", "sstad.partition"):
+    for key in ("tree", "partition"):
         if meta_a[key] != meta_b[key]:
             raise CheckpointError(f"{path_a} and {path_b} record different `{key}`: shards of different "
                                   "checkpoints")
