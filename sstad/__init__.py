@@ -24,6 +24,7 @@ from sstad.custom import custom_jvp, custom_vjp, primitive, remat, stop_gradient
 from sstad.jacobians import hessian, hvp, jacfwd, jacrev, jvp, pushforward  # noqa: F401
 from sstad import distributed  # noqa: F401
 from sstad import optim  # noqa: F401
+from sstad import checkpoint  # noqa: F401
 from sstad import parallel  # noqa: F401
 
 __all__ = ["jit", "dump", "grad", "value_and_grad", "vjp", "pullback", "jvp", "pushforward", "jacfwd",
