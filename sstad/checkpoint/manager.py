@@ -20,8 +20,8 @@ class CheckpointManager:
     and keeps the ``keep_max`` newest, plus the best by ``best_metric`` (a key of
     ``metrics``; ``best_mode`` ``"min"`` or ``"max"``).  With ``async_save`` the arrays
     are copied at the call and written by a background thread while training goes on; the
-    next save waits for the previous one, and an error of a background save is raised by
-    the next call of any method (or by :meth:`wait`).  Only whole files count as
+    next save that is due waits for the previous one, and an error of a background save is
+    raised by the next call of any method (or by :meth:`wait`).  Only whole files count as
     checkpoints: a crash mid-save leaves the previous ones.
 
     >>> import numpy as np, tempfile
@@ -54,9 +54,10 @@ class CheckpointManager:
         """Save step ``step`` if it is due (or ``force``); returns whether it saved.  The
         file holds the values at this call, whatever training does to the arrays later.
         ``meta`` gets ``step`` (and ``metrics``) added."""
-        self.wait()
         if not (force or self.should_save(step)):
+            self.raise_background_error()        # without waiting: training goes on
             return False
+        self.wait()
         meta = dict(meta or {}, step=step)
         if metrics is not None:
             meta["metrics"] = metrics
