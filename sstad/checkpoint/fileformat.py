@@ -66,7 +66,6 @@ def write(path, tensors, metadata):
     ``partition``, ``shard``) durably to ``path``; the checksums are computed here."""
     arrays = {name: stored_form(name, value) for name, value in tensors.items()}
     metadata = dict(metadata, version=VERSION, sha256={name: checksum(a) for name, a in arrays.items()})
-    metadata.pop("header_sha256", None)
     metadata["header_sha256"] = header_digest({name: [CODES[a.dtype.name], list(a.shape)]
                                                for name, a in arrays.items()}, metadata)
     specs = {name: safetensors.TensorSpec(dtype=a.dtype.name, shape=a.shape, data_ptr=a.ctypes.data,
