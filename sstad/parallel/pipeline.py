@@ -64,6 +64,8 @@ class Pipeline:
         if len(stages) != self.size:
             raise ValueError(f"{len(stages)} stages on {self.size} ranks: run one stage per rank "
                              f"(mpiexec -n {len(stages)})")
+        if not (isinstance(micro_batches, int) and micro_batches >= 1):
+            raise ValueError(f"micro_batches must be an int >= 1, not {micro_batches!r}")
         self.micro_batches = micro_batches
         self.slots = schedule(kind, self.size, micro_batches)
         self.last = self.rank == self.size - 1
@@ -78,37 +80,45 @@ class Pipeline:
 
     def value_and_grad(self, params, inputs, targets):
         m = self.micro_batches
-        pieces = self._split(inputs if self.rank == 0 else None, m), self._split(targets if self.last else None, m)
-        x_in, dy_in, losses = {}, {}, {}     # received activations, received cotangents
-        total = None
+        inputs = self._split(inputs, m) if self.rank == 0 else None
+        targets = self._split(targets, m) if self.last else None
+        received = {"F": {}, "B": {}}       # activations and cotangents, by micro-batch
+        losses, total = [], None
         busy, talk, start = 0.0, 0.0, time.perf_counter()
         for s, slot in enumerate(self.slots):
-            op, y_out, dx_out = slot[self.rank], None, None
             tick = time.perf_counter()
-            if op is not None and op[0] == "F":
-                x = pieces[0][op[1]] if self.rank == 0 else x_in[op[1]]
-                if self.last:
-                    losses[op[1]] = self.forward(params, x, pieces[1][op[1]])
-                else:
-                    y_out = self.forward(params, x)
-            elif op is not None:
-                x = pieces[0][op[1]] if self.rank == 0 else x_in.pop(op[1])
-                if self.last:
-                    dp, dx, _ = self.backward(params, x, pieces[1][op[1]], 1.0 / m)
-                else:
-                    dp, dx = self.backward(params, x, dy_in.pop(op[1]))
-                flat = ravel(dp)
-                total = flat if total is None else (total[0] + flat[0], flat[1])
-                dx_out = dx
+            y_out, dx_out, loss, dp = self._run(slot[self.rank], params, inputs, targets, received)
+            if loss is not None:
+                losses.append(loss)
+            if dp is not None:
+                flat, unravel = ravel(dp)
+                total = flat if total is None else total + flat
             tock = time.perf_counter()
-            busy += tock - tick
             if s == 0:
                 self.shape = self._agree_shape(y_out)
-            self._exchange(slot, y_out, dx_out, x_in, dy_in)
-            talk += time.perf_counter() - tock
-        loss = distributed.broadcast(float(sum(losses.values()) / m) if self.last else 0.0, root=self.size - 1)
+            self._exchange(slot, y_out, dx_out, received)
+            busy, talk = busy + tock - tick, talk + time.perf_counter() - tock
+        loss = distributed.broadcast(float(sum(losses) / m) if self.last else 0.0, root=self.size - 1)
         self.timing = {"step": time.perf_counter() - start, "busy": busy, "collectives": talk}
-        return loss, total[1](total[0])
+        return loss, unravel(total)
+
+    def _run(self, op, params, inputs, targets, received):
+        """One slot's work on this rank: ``(activation to send, cotangent to send, loss,
+        gradient of params)``, None where there is none."""
+        if op is None:
+            return None, None, None, None
+        kind, b = op
+        if kind == "F":
+            x = inputs[b] if self.rank == 0 else received["F"][b]
+            if self.last:
+                return None, None, self.forward(params, x, targets[b]), None
+            return self.forward(params, x), None, None, None
+        x = inputs[b] if self.rank == 0 else received["F"].pop(b)   # kept until its backward
+        if self.last:
+            dp, dx, _ = self.backward(params, x, targets[b], 1.0 / self.micro_batches)
+        else:
+            dp, dx = self.backward(params, x, received["B"].pop(b))
+        return None, dx if self.rank > 0 else None, None, dp
 
     def _split(self, batch, m):
         if batch is None:
@@ -127,21 +137,19 @@ class Pipeline:
         row = distributed.broadcast(row, root=0)
         return tuple(int(n) for n in row[1:1 + row[0]])
 
-    def _exchange(self, slot, y_out, dx_out, x_in, dy_in):
+    def _exchange(self, slot, y_out, dx_out, received):
         """Move this slot's activations right and cotangents left; every rank calls the
         same collectives, with zeros where it has nothing to send."""
         if self.size == 1:
             return
+        zeros = np.zeros(self.shape)
+        previous = slot[self.rank - 1] if self.rank > 0 else None
+        following = slot[self.rank + 1] if not self.last else None
         if any(op is not None and op[0] == "F" for op in slot[:-1]):
-            got = self.send_right(self._or_zeros(y_out))   # the last rank has none
-            if self.rank > 0 and slot[self.rank - 1] is not None and slot[self.rank - 1][0] == "F":
-                x_in[slot[self.rank - 1][1]] = got
+            got = self.send_right(zeros if y_out is None else y_out)
+            if previous is not None and previous[0] == "F":
+                received["F"][previous[1]] = got
         if any(op is not None and op[0] == "B" for op in slot[1:]):
-            zeros = np.zeros(self.shape)
-            got = self.send_left(zeros, self._or_zeros(dx_out if self.rank > 0 else None))
-            nxt = slot[self.rank + 1] if not self.last else None
-            if nxt is not None and nxt[0] == "B":
-                dy_in[nxt[1]] = got
-
-    def _or_zeros(self, y):
-        return np.zeros(self.shape) if y is None else y
+            got = self.send_left(zeros, zeros if dx_out is None else dx_out)
+            if following is not None and following[0] == "B":
+                received["B"][following[1]] = got

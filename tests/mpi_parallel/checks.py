@@ -40,8 +40,11 @@ def train(grad_fn, params, opt, *batch):
     return params, state
 
 
+_adam = optim.adam(lr=0.05, backend=backend)     # pure functions: one compiled update per signature
+
+
 def adam():
-    return optim.adam(lr=0.05, backend=backend)
+    return _adam
 
 
 # --- gradient accumulation -----------------------------------------------------------------
