@@ -310,8 +310,8 @@ def _same_type(fn, array_axes=(), ops=False):
     bound = _bound(fn)
 
     def infer(avals, params):
-        x = avals[0]
         values = bound(params)
+        x = avals[0] if avals else A.of_value(values[next(iter(values))])   # a constant operand
         if ops:
             _check_op(values["op"])
             if values["op"] == "mean" and x.dtype.kind != "f":

@@ -82,7 +82,7 @@ def passed(result):
 
 
 @needs_mpiexec
-@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("n", [pytest.param(2, marks=pytest.mark.slow), 3])    # 3: uneven splits
 def test_rules_across_ranks_python(n, cache_dir):
     out = passed(mpiexec(n, "check_rules.py", "python", cache=cache_dir))
     assert out.count("ok ") == 18, out          # 17 collectives + the shape mismatch

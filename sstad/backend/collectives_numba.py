@@ -165,7 +165,7 @@ def _scalar_or_array(x, array_impl, parameter, default):
 def _all_reduce(x, op="sum"):
     op = _op(op)
     state = mpi()
-    dtype, comm, mpi_op = _handle(x.dtype), state["comm"], state["ops"][op]
+    dtype, comm, mpi_op = _handle(getattr(x, "dtype", x)), state["comm"], state["ops"][op]
     allreduce, size_of = MPI["MPI_Allreduce"], _comm_int("MPI_Comm_size")
     check = _checker("all_reduce", -1)
     mean = op == "mean"
@@ -186,7 +186,7 @@ def _all_reduce(x, op="sum"):
 @overload(C.broadcast, prefer_literal=True)
 def _broadcast(x, root=0):
     state = mpi()
-    dtype, comm, bcast = _handle(x.dtype), state["comm"], MPI["MPI_Bcast"]
+    dtype, comm, bcast = _handle(getattr(x, "dtype", x)), state["comm"], MPI["MPI_Bcast"]
     check, size_of = _checker("broadcast", -1), _comm_int("MPI_Comm_size")
 
     @numba.njit
@@ -202,7 +202,7 @@ def _broadcast(x, root=0):
 @overload(C.reduce, prefer_literal=True)
 def _reduce(x, root=0):
     state = mpi()
-    dtype, comm, total, reduce = _handle(x.dtype), state["comm"], state["ops"]["sum"], MPI["MPI_Reduce"]
+    dtype, comm, total, reduce = _handle(getattr(x, "dtype", x)), state["comm"], state["ops"]["sum"], MPI["MPI_Reduce"]
     check, size_of = _checker("reduce", -1), _comm_int("MPI_Comm_size")
 
     @numba.njit
@@ -219,7 +219,7 @@ def _reduce(x, root=0):
 @overload(C.ppermute, prefer_literal=True)
 def _ppermute(x, perm):
     state = mpi()
-    dtype, comm, sendrecv = _handle(x.dtype), state["comm"], MPI["MPI_Sendrecv"]
+    dtype, comm, sendrecv = _handle(getattr(x, "dtype", x)), state["comm"], MPI["MPI_Sendrecv"]
     rank_of, size_of = _comm_int("MPI_Comm_rank"), _comm_int("MPI_Comm_size")
     check = _checker("ppermute", -1)
 
@@ -275,7 +275,7 @@ def _rows_back(rows, shape, axis):
 def _all_gather(x, axis=0):
     state = mpi()
     ax = getattr(axis, "literal_value", axis) % x.ndim
-    dtype, comm, gatherv = _handle(x.dtype), state["comm"], MPI["MPI_Allgatherv"]
+    dtype, comm, gatherv = _handle(getattr(x, "dtype", x)), state["comm"], MPI["MPI_Allgatherv"]
     check = _checker("all_gather", ax)
     message = "all_gather: the ranks' lengths are not an even split (np.array_split); pad the pieces"
 
@@ -302,7 +302,7 @@ def _reduce_scatter(x, op="sum", axis=0):
     op = _op(op)
     state = mpi()
     ax = getattr(axis, "literal_value", axis) % x.ndim
-    dtype, comm, mpi_op = _handle(x.dtype), state["comm"], state["ops"][op]
+    dtype, comm, mpi_op = _handle(getattr(x, "dtype", x)), state["comm"], state["ops"][op]
     scatter, rank_of = MPI["MPI_Reduce_scatter"], _comm_int("MPI_Comm_rank")
     check = _checker("reduce_scatter", -1)
     mean = op == "mean"
