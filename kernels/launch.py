@@ -10,8 +10,8 @@ import numpy as np
 from numba import cuda
 
 SIMULATOR = cuda.to_device.__module__.startswith("numba.cuda.simulator")
-BLOCK = 32 if SIMULATOR else 256          # threads per block (a power of two)
-TILE = 8 if SIMULATOR else 16             # GEMM tile edge
+BLOCK = 8 if SIMULATOR else 256           # threads per block (a power of two)
+TILE = 4 if SIMULATOR else 16           # GEMM tile edge
 MAX_BLOCKS = 8 if SIMULATOR else 65535
 
 
@@ -22,7 +22,9 @@ def grid(n, block=BLOCK):
 
 def is_device_array(x):
     """A Numba device array (on a GPU or simulated) or an array with a CUDA array interface."""
-    return cuda.is_cuda_array(x) or type(x).__name__ == "FakeCUDAArray"
+    if SIMULATOR:
+        return type(x).__name__ == "FakeCUDAArray"
+    return cuda.is_cuda_array(x)
 
 
 def as_device(x):
@@ -30,7 +32,7 @@ def as_device(x):
     without a copy, NumPy arrays copied once."""
     if type(x).__name__ == "FakeCUDAArray" or isinstance(x, _device_types()):
         return x
-    if cuda.is_cuda_array(x):
+    if not SIMULATOR and cuda.is_cuda_array(x):
         return cuda.as_cuda_array(x)
     return cuda.to_device(np.ascontiguousarray(x))
 

@@ -3,9 +3,9 @@ shared memory.
 
 ``reduce(x, op, axis, keepdims, dtype)`` views the (contiguous) input as
 ``(outer, n, inner)`` with the reduced axes in the middle.  With ``inner == 1`` (full
-reductions, the last axes) each block reduces a chunk of one row in shared memory, and a
-second launch combines the blocks' partial results; otherwise one thread per output
-element walks ``n`` (reads coalesced along ``inner``).  Reduced axes that are not
+reductions, the last axes) and ``n > SHORT_ROW``, each block reduces a chunk of one row
+in shared memory, and a second launch combines the blocks' partial results; otherwise
+one thread per output element walks ``n`` (reads coalesced along ``inner``).  Reduced axes that are not
 adjacent are first moved last by one copy.  ``max``/``min`` propagate NaN as NumPy does.
 """
 import functools
@@ -20,6 +20,7 @@ from sstad.kernels import elementwise
 from sstad.kernels.launch import BLOCK, MAX_BLOCKS, SIMULATOR, empty, strided_view
 
 OPS = ("sum", "max", "min")
+SHORT_ROW = 64      # rows this short are reduced by one thread each: a block would idle
 
 
 # how two partial results combine (written into the kernels' text: no device calls)
@@ -154,10 +155,10 @@ def reduce(x, op, axis=None, keepdims=False, dtype=None):
     outer = math.prod(x.shape[:axes[0]])
     n = math.prod(x.shape[a] for a in axes)
     inner = math.prod(x.shape[axes[-1] + 1:])
-    if inner == 1:
+    if inner == 1 and n > SHORT_ROW:
         flat = _rows(strided_view(x, lambda a: a.reshape(outer, n)), op, dtype)
     else:
-        flat = empty((outer, inner), dtype)
+        flat = empty((outer, inner), dtype)     # one thread per output element
         column_kernel(op)[min(MAX_BLOCKS, math.ceil(flat.size / BLOCK)), BLOCK](
             strided_view(x, lambda a: a.reshape(outer, n, inner)), flat, identity(op, dtype))
     return strided_view(flat, lambda a: a.reshape(out_shape))

@@ -7,7 +7,7 @@ import warnings
 import numba
 import numpy as np
 
-from sstad.backend import targets  # noqa: F401  (registers the python and numba backends)
+from sstad.backend import cuda, targets  # noqa: F401  (registers the python, numba and cuda backends)
 from sstad.backend.base import BACKENDS, get_backend
 from sstad.backend.python import emit_module
 from sstad.errors import BackendError

@@ -84,7 +84,7 @@ def test_each_backend_lowers_through_its_own_table():
 
 def test_an_unknown_backend_is_a_clear_error():
     with pytest.raises(ValueError, match="backend must be one of"):
-        sstad.jit(bc.chain, backend="cuda")
+        sstad.jit(bc.chain, backend="tpu")
 
 
 def test_a_backends_own_arrays_are_run_time_arguments():
