@@ -164,15 +164,30 @@ def dsplit(ary, indices_or_sections):
 
 @composite(np.diagonal)
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    """np.diagonal of a matrix (``x.diagonal(k)``): np.diag of it, or of its transpose."""
-    if np.ndim(a) != 2:
-        raise NotImplementedError("np.diagonal: only 2-d arrays are supported; move the two axes last "
-                                  "and index the diagonal")
-    if axis1 % 2 == axis2 % 2:
+    """np.diagonal: the two axes moved last and flattened together, then read with a stride
+    of one row plus one column (a basic slice, so a stack of any rank works alike)."""
+    ndim = np.ndim(a)
+    if ndim < 2:
+        raise ValueError("np.diagonal: diag requires an array of at least two dimensions")
+    axis1 = check_axis(axis1, ndim, "np.diagonal")
+    axis2 = check_axis(axis2, ndim, "np.diagonal")
+    if axis1 == axis2:
         raise ValueError("np.diagonal: axis1 and axis2 cannot be the same")
-    if axis1 % 2 == 1:
-        return np.diag(np.transpose(a), offset)
-    return np.diag(a, offset)
+    order = ()
+    for k in static_range(ndim):
+        if k != axis1 and k != axis2:
+            order = order + (k,)
+    m = np.transpose(a, order + (axis1, axis2))
+    rows = m.shape[ndim - 2]
+    cols = m.shape[ndim - 1]
+    if offset >= 0:
+        start = offset
+        length = min(rows, cols - offset)
+    else:
+        start = -offset * cols
+        length = min(rows + offset, cols)
+    flat = np.reshape(m, m.shape[:ndim - 2] + (rows * cols,))
+    return flat[..., start:start + max(length, 0) * (cols + 1):cols + 1]
 
 
 @composite(np.tile)

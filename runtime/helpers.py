@@ -100,8 +100,8 @@ __all__.append("cumprod_axis")
 
 
 def repeat_axis(x, repeats, axis):
-    """``np.repeat(x, repeats, axis)`` by one number of repeats, also under Numba (whose
-    np.repeat flattens)."""
+    """``np.repeat(x, repeats, axis)``, also under Numba (whose np.repeat flattens): one
+    number of repeats, or one per element along ``axis``."""
     return np.repeat(x, repeats, axis)
 
 
@@ -113,17 +113,48 @@ def _repeat_axis_numba(x, repeats, axis):
         shape = np.array(x.shape)
         cube = as_cube(x, axis)
         outer, n, inner = cube.shape
-        out = np.empty((outer, n * repeats, inner), x.dtype)
-        for o in range(outer):
-            for j in range(n * repeats):
-                for i in range(inner):
-                    out[o, j, i] = cube[o, j // repeats, i]
-        shape[axis] = n * repeats
+        counts = np.broadcast_to(np.asarray(repeats), (n,))
+        if n and np.min(counts) < 0:
+            raise ValueError("negative dimensions are not allowed")
+        total = np.sum(counts)
+        out = np.empty((outer, total, inner), x.dtype)
+        j = 0
+        for source in range(n):
+            for _ in range(counts[source]):
+                for o in range(outer):
+                    for i in range(inner):
+                        out[o, j, i] = cube[o, source, i]
+                j += 1
+        shape[axis] = total
         return out.reshape(to_fixed_tuple(shape, ndim))
     return impl
 
 
-__all__.append("repeat_axis")
+def roll_axes(x, shift, axis):
+    """``np.roll(x, shift, axis)`` by tuples of shifts and axes of one length, also under
+    Numba (whose np.roll takes one shift and no axis)."""
+    return np.roll(x, shift, axis)
+
+
+@overload(roll_axes)
+def _roll_axes_numba(x, shift, axis):
+    def impl(x, shift, axis):
+        out = np.ascontiguousarray(x)
+        for k in range(len(axis)):
+            cube = as_cube(out, axis[k])
+            outer, n, inner = cube.shape
+            rolled = np.empty_like(cube)
+            for j in range(n):
+                target = (j + shift[k]) % n
+                for o in range(outer):
+                    for i in range(inner):
+                        rolled[o, target, i] = cube[o, j, i]
+            out = rolled.reshape(x.shape)
+        return out
+    return impl
+
+
+__all__ += ["repeat_axis", "roll_axes"]
 
 
 def sort_axis(x, axis):

@@ -66,6 +66,7 @@ Primitive("size", np.size, lambda avals, params: _INT, lambda args, params, aval
 
 # --- reverse-mode rules ----------------------------------------------------------
 from sstad.runtime.broadcast import unbroadcast  # noqa: E402
+from sstad.runtime.index import index_add  # noqa: E402
 from sstad.runtime.primitive import defvjp, lookup  # noqa: E402
 
 
@@ -196,10 +197,12 @@ def _(arrays, out, dout):
 
 @defvjp("roll")
 def _(a, shift, out, dout, axis=None):
-    if np.ndim(shift) != 0:
-        raise NotImplementedError("the derivative of np.roll by a tuple of shifts is not supported; "
-                                  "roll one axis at a time")
-    return (np.roll(dout, -shift, axis), None)
+    if np.ndim(shift) == 0:
+        return (np.roll(dout, -shift, axis), None)
+    back = ()                     # every shift undone: unrolled over the static tuple
+    for s in shift:
+        back = back + (-s,)
+    return (np.roll(dout, back, axis), None)
 
 
 def _repeat_infer(avals, params):
@@ -215,9 +218,14 @@ lookup("repeat").infer = _repeat_infer
 
 @defvjp("repeat")
 def _(a, repeats, out, dout, axis=None):
-    if np.ndim(repeats) != 0:
-        raise NotImplementedError("the derivative of np.repeat with a sequence of repeats is not supported; "
-                                  "repeat by one number, or build the pieces with np.concatenate")
+    if np.ndim(repeats) != 0:     # np.repeat is np.take by the repeated positions: its adjoint adds back
+        n = np.size(a) if axis is None else np.shape(a)[axis]
+        where = np.repeat(np.arange(n), repeats)
+        if axis is None:
+            flat = index_add(np.zeros_like(np.ravel(a)), where, np.ravel(dout))
+            return (np.reshape(flat, np.shape(a)), None)
+        moved = index_add(np.zeros_like(np.swapaxes(a, 0, axis)), where, np.swapaxes(dout, 0, axis))
+        return (np.swapaxes(moved, 0, axis), None)
     if axis is None:
         return (np.reshape(np.sum(np.reshape(dout, (a.size, repeats)), axis=1), np.shape(a)), None)
     moved = np.swapaxes(dout, axis, -1)
@@ -266,19 +274,29 @@ declare("stack", "vstack", reads_list=True)            # of a list of arrays
 
 @lowering("numba", "roll")
 def _roll_numba(args, params, avals):
-    """Numba's np.roll takes no axis: roll the flattened array, or an axis by slicing."""
+    """Numba's np.roll takes one shift and no axis: roll the flattened array, an axis by
+    slicing, or several axes by ``rt.roll_axes``."""
     pos, kw = params["layout"]
     given = dict(zip(("a", "shift", "axis"), pos), **kw)
-    x, shift, axis = text_of(given["a"], args), text_of(given["shift"], args), given.get("axis")
-    if axis is None:
-        return f"np.roll({x}, {shift})"
-    if isinstance(axis, Slot) or isinstance(given["shift"], tuple):
+    x, shift, axis = text_of(given["a"], args), given["shift"], given.get("axis")
+    shifts = shift if isinstance(shift, tuple) else (shift,)
+    if axis is None:                                        # NumPy rolls the flattened array by every shift
+        return f"np.roll({x}, {' + '.join(text_of(s, args) for s in shifts)})"
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if any(isinstance(a, Slot) for a in axes):
         return emit_call("np.roll")(args, params, avals)      # a run-time axis: Numba refuses it
-    axis = axis % avals[0].ndim
-    n = f"{x}.shape[{axis}]"
-    k = f"({n} - ({shift}) % {n}) % {n}"                    # the first element of the result
-    lead = ":, " * axis
-    return f"np.concatenate(({x}[{lead}{k}:], {x}[{lead}:{k}]), axis={axis})"
+    if len(shifts) == 1 and len(axes) == 1:
+        axis = axes[0] % avals[0].ndim
+        shift = text_of(shifts[0], args)
+        n = f"{x}.shape[{axis}]"
+        k = f"({n} - ({shift}) % {n}) % {n}"                    # the first element of the result
+        lead = ":, " * axis
+        return f"np.concatenate(({x}[{lead}{k}:], {x}[{lead}:{k}]), axis={axis})"
+    pairs = np.broadcast(np.empty(len(shifts)), np.empty(len(axes))).size   # NumPy's pairing
+    shifts, axes = shifts * (pairs // len(shifts)), axes * (pairs // len(axes))
+    shift_text = ", ".join(f"np.int64({text_of(s, args)})" for s in shifts)
+    axis_text = ", ".join(str(a % avals[0].ndim) for a in axes)
+    return f"rt.roll_axes({x}, ({shift_text},), ({axis_text},))"
 
 
 @lowering("numba", "concatenate")
@@ -294,11 +312,17 @@ def _concatenate_numba(args, params, avals):
 
 @lowering("numba", "repeat")
 def _repeat_numba(args, params, avals):
-    """Numba's np.repeat has no axis: ``rt.repeat_axis`` (one number of repeats)."""
+    """Numba's np.repeat has no axis and takes one number or an array of repeats:
+    ``rt.repeat_axis`` along an axis, or along the flattened array for a sequence."""
     pos, kw = params["layout"]
     given = dict(zip(("a", "repeats", "axis"), pos), **kw)
-    axis = given.get("axis")
-    if axis is None or isinstance(axis, Slot) or not isinstance(avals[0], A.Array):
+    axis, repeats = given.get("axis"), given["repeats"]
+    one = not isinstance(repeats, tuple) and (not isinstance(repeats, Slot) or isinstance(avals[repeats], A.Scalar))
+    if isinstance(axis, Slot) or not isinstance(avals[0], A.Array) or (axis is None and one):
         return emit_call("np.repeat")(args, params, avals)
-    return (f"rt.repeat_axis({text_of(given['a'], args)}, {text_of(given['repeats'], args)}, "
-            f"{axis % avals[0].ndim})")
+    x, repeats = text_of(given["a"], args), text_of(repeats, args)
+    if not one:
+        repeats = f"np.asarray({repeats})"
+    if axis is None:
+        return f"rt.repeat_axis(np.ascontiguousarray({x}).ravel(), {repeats}, 0)"
+    return f"rt.repeat_axis({x}, {repeats}, {axis % avals[0].ndim})"

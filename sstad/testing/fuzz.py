@@ -6,8 +6,9 @@
 Prints how many programs were generated, passed, failed (wrong derivative), crashed
 (sstad raised) or could not be checked (not smooth at the point), overall and per
 construct; then, for each distinct failure signature, the smallest program Hypothesis
-found for it (also written to ``--out``).  Set ``SSTAD_CACHE_DIR`` to keep Numba's cache
-apart.
+found for it (also written to ``--out``; while the campaign runs, the results so far are
+written there every ``--save-every`` seconds, marked ``"partial": true``).  Set
+``SSTAD_CACHE_DIR`` to keep Numba's cache apart.
 """
 from __future__ import annotations
 
@@ -67,8 +68,9 @@ def signature_of(exc, backend):
 
 class Campaign:
     def __init__(self, n, seed=0, numba=0, out=None, shrink=True, shrink_budget_s=120.0, verbose=False,
-                 program_kwargs=None, modes=("rev", "fwd")):
+                 program_kwargs=None, modes=("rev", "fwd"), save_every_s=300.0):
         self.n, self.seed, self.numba, self.out = n, seed, numba, out
+        self.save_every_s = save_every_s
         self.shrink, self.shrink_budget_s, self.verbose = shrink, shrink_budget_s, verbose
         self.program_kwargs = program_kwargs or {}
         self.modes = modes
@@ -89,9 +91,13 @@ class Campaign:
         def collect(program):
             examples.append(program)
         collect()
+        saved = time.time()
         for k, program in enumerate(examples):
             backend = "numba" if k < self.numba and not program.python_only else "python"
             self.record(program, *classify(program, backend, self.modes), backend=backend)
+            if self.out and time.time() - saved > self.save_every_s:   # a campaign cut short still reports
+                self.save(self.out, partial=True)
+                saved = time.time()
         if self.shrink:
             for sig in list(self.first):
                 self.minimize(sig)
@@ -165,14 +171,19 @@ class Campaign:
             print(f"\n=== {sig}  (x{self.by_signature[sig]}); smallest program found:\n{program}\n{text}",
                   file=file)
 
-    def save(self, out):
+    def save(self, out, partial=False):
+        """Write the results as JSON; ``partial``: the campaign is still running (``checked``
+        of ``n`` programs so far, the first program of each failure, not yet shrunk)."""
         os.makedirs(out, exist_ok=True)
-        data = {"totals": dict(self.totals), "by_construct": {k: dict(v) for k, v in self.by_construct.items()},
+        data = {"partial": partial, "n": self.n, "checked": self.checked, "seed": self.seed, "numba": self.numba,
+                "totals": dict(self.totals), "by_construct": {k: dict(v) for k, v in self.by_construct.items()},
                 "by_signature": dict(self.by_signature),
                 "minimal": {sig: {"source": p.source, "args": p.args_text(), "error": text}
                             for sig, (p, text) in (self.minimal or self.first).items()}}
-        with open(os.path.join(out, f"campaign_{self.seed}.json"), "w") as fh:
+        path = os.path.join(out, f"campaign_{self.seed}.json")
+        with open(path + ".tmp", "w") as fh:
             json.dump(data, fh, indent=1)
+        os.replace(path + ".tmp", path)           # a reader never sees half a file
 
 
 def main(argv=None):
@@ -184,11 +195,13 @@ def main(argv=None):
     parser.add_argument("--no-shrink", action="store_true")
     parser.add_argument("--shrink-budget", type=float, default=120.0, help="seconds per failure signature")
     parser.add_argument("--modes", default="rev,fwd")
+    parser.add_argument("--save-every", type=float, default=300.0, help="seconds between saves of partial results")
     parser.add_argument("-v", "--verbose", action="store_true")
     options = parser.parse_args(argv)
     start = time.time()
     campaign = Campaign(options.n, options.seed, options.numba, options.out, not options.no_shrink,
-                        options.shrink_budget, options.verbose, modes=tuple(options.modes.split(","))).run()
+                        options.shrink_budget, options.verbose, modes=tuple(options.modes.split(",")),
+                        save_every_s=options.save_every).run()
     campaign.report()
     campaign.save(options.out)
     print(f"\n{time.time() - start:.0f} s; results in {options.out}/campaign_{options.seed}.json")
