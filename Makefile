@@ -1,8 +1,8 @@
-# make install | test | test-slow | demo | bench | bench-quick | bench-check | fuzz | clean
+# make install | test | test-slow | demo | train | bench | bench-quick | bench-check | fuzz | clean
 PYTHON ?= python3
 STAMP := .make/installed
 
-.PHONY: install test test-slow demo bench bench-quick bench-check clean fuzz
+.PHONY: install test test-slow demo train bench bench-quick bench-check clean fuzz
 
 # Editable install of sstad with its test tools; redone only when pyproject.toml changes.
 install: $(STAMP)
@@ -20,6 +20,17 @@ test-slow: install
 
 demo: install
 	$(PYTHON) examples/demo.py
+
+# The digits MLP (examples/train_digits.py) with its extra (scikit-learn, matplotlib, tqdm):
+# make train [TRAIN_ARGS="--precision float16 --resume"]
+TRAIN_STAMP := .make/installed-train
+
+$(TRAIN_STAMP): pyproject.toml
+	$(PYTHON) -m pip install -e ".[train]"
+	@mkdir -p $(@D) && touch $@
+
+train: $(TRAIN_STAMP)
+	$(PYTHON) examples/train_digits.py $(TRAIN_ARGS)
 
 # The benchmark peers (JAX, PyTorch, autograd) are an extra, installed only for bench.
 BENCH_STAMP := .make/installed-bench
