@@ -80,7 +80,7 @@ def _index_lambda(items, args, view):
     """``lambda a: a[index]``; with ``view``, ``a[index, ...]``: a 0-d view, not a copy,
     when the index picks one element."""
     text = index_text(items, args)
-    return f"lambda a: a[{text}, ...]" if view else f"lambda a: a[{text}]"
+    return f"lambda a: a[{text}, ...]" if view and Ellipsis not in items else f"lambda a: a[{text}]"
 
 
 def _fancy(items, avals):
