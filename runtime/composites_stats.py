@@ -40,9 +40,12 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 @composite(np.std)
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
-    """np.std: the square root of np.var."""
+    """np.std: the square root of np.var.  Where the variance is 0 (a constant slice,
+    one element) the derivative is 0, as for ``np.linalg.norm`` at 0, not ``inf * 0``."""
     refuse_reduction_args("std", dtype, out, where, mean)
-    return np.sqrt(np.var(a, axis, ddof=ddof, keepdims=keepdims, correction=correction))
+    v = np.var(a, axis, ddof=ddof, keepdims=keepdims, correction=correction)
+    spread = v > 0.0
+    return np.where(spread, np.sqrt(np.where(spread, v, 1.0)), 0.0)
 
 
 @composite(np.average)

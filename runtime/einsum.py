@@ -24,6 +24,43 @@ def explicit(spec):
     return spec + "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
 
 
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def from_sublists(items):
+    """``np.einsum(a, [0, 1], b, [1, 2], [0, 2])`` -> ``('ab,bc->ac', [a, b])``: NumPy's
+    sublist form as subscripts (``items``: operands and sublists of ints or ``...``)."""
+    output = items[-1] if len(items) % 2 else None
+    pairs = items[:len(items) - len(items) % 2]
+
+    def letters(sublist):
+        return "".join("..." if i is Ellipsis else LETTERS[i] for i in sublist)
+    spec = ",".join(letters(sub) for sub in pairs[1::2])
+    if output is not None:
+        spec += "->" + letters(output)
+    return spec, list(pairs[0::2])
+
+
+def without_ellipsis(spec, ranks):
+    """``'...ij,...jk->...ik'`` for operands of these ranks -> letters for the batch axes
+    (``'aij,ajk->aik'``), NumPy's implicit output made explicit: one form for every
+    backend and for the reverse rule."""
+    spec = spec.replace(" ", "")
+    if "..." not in spec:
+        return spec
+    inputs, arrow, output = spec.partition("->")
+    subscripts = inputs.split(",")
+    if not arrow:
+        named = inputs.replace(",", "").replace(".", "")
+        output = "..." + "".join(sorted(c for c in set(named) if named.count(c) == 1))
+    batch_ranks = [rank - (len(s) - 3) for s, rank in zip(subscripts, ranks) if "..." in s]
+    n = max(batch_ranks + [0])
+    batch = "".join(c for c in LETTERS if c not in spec)[:n]
+    subscripts = [s.replace("...", batch[n - (rank - (len(s) - 3)):]) if "..." in s else s
+                  for s, rank in zip(subscripts, ranks)]
+    return ",".join(subscripts) + "->" + output.replace("...", batch)
+
+
 def einsum(spec, *operands):
     """``np.einsum(spec, *operands)``, also under Numba (see the module docstring)."""
     return np.einsum(spec, *operands)

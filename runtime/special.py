@@ -122,7 +122,7 @@ def _emit_reduction(name):
         axis, keepdims = bound.get("axis"), bound.get("keepdims", False)
         operands = [text_of(bound[n], args) for n in names[:-2 if name == "logsumexp" else -1]]
         text = f"rt.special.{name}({', '.join(operands)}, {literal(axis)})"
-        if keepdims:
+        if keepdims and isinstance(avals[0], A.Array):      # (of a number: the number)
             if axis is None:
                 return f"np.full({literal((1,) * avals[0].ndim)}, {text})"
             for ax in axis:
@@ -197,6 +197,8 @@ def _logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     if _static(return_sign, "return_sign"):
         raise TypeError("return_sign=True is not supported: its sign output has no derivative; "
                         "compute the sign outside the compiled function")
+    if _ndim(a) == 0 and _static(keepdims, "keepdims"):
+        raise TypeError("keepdims=True of a number: SciPy returns shape (1,) here; pass np.atleast_1d(a)")
     if b is not None and _ndim(b) > _ndim(a):
         raise TypeError("b has more dimensions than a: broadcast a first (np.broadcast_to)")
     return ("special.logsumexp", [a, 1.0 if b is None else b],

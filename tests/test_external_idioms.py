@@ -93,3 +93,44 @@ def test_jit_of_hessian_and_jacobians(backend):
     jac = np.roll(np.diag(np.cos(x)), 1, axis=0)
     assert np.allclose(sstad.jit(sstad.jacrev(rolled_sines), backend=backend)(x), jac)
     assert np.allclose(sstad.jit(sstad.jacfwd(rolled_sines), backend=backend)(x), jac)
+
+
+# --- reductions of a Python number (the rules and keepdims assumed an array) -----------
+
+def statistics_of_a_number(x):
+    return (np.mean(x) + np.sum(x, keepdims=True) * np.prod(x) + np.max(x) + np.var(x)
+            + 3.0 * np.std(x, ddof=0))
+
+
+def std_over_one_element(x):
+    return np.std(x, axis=0, keepdims=True) + np.std(x[:, :1], axis=1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reductions_of_a_number(backend):
+    check_grads(statistics_of_a_number, (1.3,), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_std_with_zero_spread_has_zero_derivative(backend):
+    """One element per slice: the standard deviation is 0 whatever x is (it gave NaN)."""
+    check_grads(std_over_one_element, (rng.normal(size=(1, 3)),), backend=backend)
+
+
+# --- np.einsum in NumPy's other spellings, in reverse mode ------------------------------
+
+def einsum_forms(a, b):
+    batched = np.einsum("...ij,...jk->...ik", a, b)
+    implicit = np.einsum("ij,jk", a[0], b[0])
+    sublists = np.einsum(a[1], [0, 1], b[1], [1, 2], [2, 0])
+    return np.sum(batched * batched) + np.sum(implicit) + np.sum(sublists * sublists)
+
+
+def einsum_broadcast_batch(a, b):
+    return np.einsum("...ij,...j->...i", a, b)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_einsum_ellipsis_implicit_and_sublists(backend):
+    check_grads(einsum_forms, (rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 4, 2))), backend=backend)
+    check_grads(einsum_broadcast_batch, (rng.normal(size=(2, 3, 4)), rng.normal(size=4)), backend=backend)

@@ -17,6 +17,7 @@ from sstad.frontend.source import closure_values, function_node, is_user_functio
 from sstad.frontend.values import BoundMethod, Closure, Enumerate, RangeValue, Zip
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
+from sstad.runtime.einsum import from_sublists, without_ellipsis
 from sstad.custom import CustomFunction, Remat
 from sstad.runtime.composites import COMPOSITES
 from sstad.runtime.extern import describe, extern_name
@@ -333,6 +334,8 @@ class CallLowering:
             return self.reduction(name, args, kwargs, node)
         if name == "reshape" and len(args) > 2:
             args = [args[0], tuple(args[1:])]
+        if name == "einsum" and args:
+            args = self.einsum_arguments(list(args), node)
         if name in ("array", "asarray") and len(args) == 1 and set(kwargs) <= {"copy"}:
             copy = kwargs.get("copy", ir.Const(name == "array"))
             made = self.array_of(args[0], copy=not isinstance(copy, ir.Const) or bool(copy.value), node=node)
@@ -377,6 +380,22 @@ class CallLowering:
         if view and atoms:
             self.view(out, atoms[0])
         return out
+
+    def einsum_arguments(self, args, node):
+        """np.einsum's subscripts as one string without ``...`` (ranks are known here);
+        the sublist form becomes subscripts too."""
+        static = lambda v: v.value if isinstance(v, ir.Const) else v  # noqa: E731
+        first = static(args[0])
+        if not isinstance(first, str):
+            items = [tuple(static(i) for i in a) if isinstance(a, (tuple, StaticList)) else a for a in args]
+            if not all(isinstance(sub, tuple) and all(i is Ellipsis or isinstance(i, int) for i in sub)
+                       for sub in items[1::2]):
+                raise self.error(SstadTypeError, "np.einsum: subscripts must be a string or lists of "
+                                 "constant ints", node)
+            first, operands = from_sublists(items)
+            args = [first] + operands
+        ranks = [a.type.ndim if is_atom(a) and isinstance(a.type, A.Array) else 0 for a in args[1:]]
+        return [without_ellipsis(first, ranks)] + args[1:]
 
     def array_of(self, value, copy, node):
         """``np.array(value)`` where it is another spelling: of an array (a copy), of a
@@ -433,6 +452,8 @@ class CallLowering:
         if not isinstance(keepdims, ir.Const):
             raise self.error(SstadTypeError, "keepdims must be a constant", node)
         ndim = x.type.ndim if isinstance(x.type, A.Array) else 0
+        if not ndim and name in ("sum", "prod", "max", "min", "amax", "amin", "mean"):
+            return self.reduce_number(name, x, axis, node)
         if axis is not None:
             if isinstance(axis, tuple) and name == "mean" and axis:     # the sum over the count
                 total = self.reduction("sum", [x], {"axis": axis, "keepdims": keepdims}, node)
@@ -459,6 +480,15 @@ class CallLowering:
         if keepdims.value:
             params["keepdims"] = True
         return self.apply(name, [x], params)
+
+    def reduce_number(self, name, x, axis, node):
+        """``np.sum(3.5)``, ``np.mean(x)`` of a number: the number, as NumPy types the
+        result (a 0-d ``keepdims`` result is a number here too)."""
+        if axis is not None and axis != ():
+            raise self.error(SstadTypeError, f"np.{name} of a number takes no axis (NumPy: out of bounds "
+                             "for an array of dimension 0)", node)
+        dtype = getattr(np, name)(np.zeros((), x.type.dtype)).dtype
+        return self.convert_scalar(dtype.type, [x], node)
 
     def convert_scalar(self, kind, args, node):
         if len(args) != 1:
