@@ -332,6 +332,12 @@ def _(x, y, out, dout):
     return (unbroadcast(dout * x / safe, x), unbroadcast(dout * y / safe, y))
 
 
+@defvjp("copysign", "math.copysign")
+def _(x1, x2, out, dout):
+    # |x1| with x2's sign: +-1 times dout for x1 (0 at x1 == 0, as abs); a step in x2
+    return (unbroadcast(dout * np.sign(x1) * np.sign(out), x1), None)
+
+
 @defvjp("logaddexp")
 def _(x, y, out, dout):
     return (unbroadcast(dout * np.exp(x - out), x), unbroadcast(dout * np.exp(y - out), y))

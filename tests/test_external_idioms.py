@@ -6,6 +6,7 @@ compiled value against plain Python), grouped by the kind of defect it once had.
 """
 import numpy as np
 import pytest
+import scipy.special as sc
 
 import sstad
 from sstad.testing import check_grads
@@ -134,3 +135,35 @@ def einsum_broadcast_batch(a, b):
 def test_einsum_ellipsis_implicit_and_sublists(backend):
     check_grads(einsum_forms, (rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 4, 2))), backend=backend)
     check_grads(einsum_broadcast_batch, (rng.normal(size=(2, 3, 4)), rng.normal(size=4)), backend=backend)
+
+
+# --- functions other suites call, defined over primitives (they were refused) -----------
+
+def numpy_real_valued_spellings(x, y):
+    return (np.fabs(x) + np.real(x) * np.conj(y) + np.imag(x) + np.angle(x - 0.1)
+            + np.logaddexp2(x, y) + np.copysign(x, y) * y)
+
+
+def append_and_matrix_power(a, v):
+    grown = np.append(a, v)
+    return np.sum(grown * grown) + np.sum(np.linalg.matrix_power(a.reshape(2, 2), 3))
+
+
+def scipy_special_compositions(x, y):
+    return (sc.ndtr(x) + sc.gamma(y) + sc.rgamma(y) * sc.gammasgn(y) + sc.beta(y, y + 0.5)
+            + sc.betaln(y, 1.5) + sc.entr(y) + sc.expm1(x) + sc.log1p(y))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numpy_real_valued_spellings(backend):
+    check_grads(numpy_real_valued_spellings, (rng.normal(size=4), rng.normal(size=4)), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_append_and_matrix_power(backend):
+    check_grads(append_and_matrix_power, (rng.normal(size=4), 0.5), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_scipy_special_compositions(backend):
+    check_grads(scipy_special_compositions, (rng.normal(size=3), rng.uniform(0.5, 2.0, size=3)), backend=backend)

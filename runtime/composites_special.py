@@ -1,0 +1,144 @@
+"""Functions defined by others over primitives: NumPy's real-valued spellings
+(``fabs``, ``real``, ``conj``, ``angle``, ``logaddexp2``, ``append``, ``matrix_power``) and
+``scipy.special`` functions that are compositions of those with rules (``ndtr``,
+``gamma``, ``beta``, ``entr``, ...).  Like every composite they are inlined, so both
+modes, every order and both backends follow from their bodies."""
+import numpy as np
+import scipy.special as sc
+
+from sstad.runtime.composites import composite, static_range
+from sstad.runtime.composites_elementwise import plain_ufunc_call
+
+LN2 = 0.6931471805599453
+INV_SQRT2 = 0.7071067811865476
+
+
+def real_only(name, x):
+    if np.atleast_1d(x).dtype.kind == "c":
+        raise NotImplementedError(f"np.{name} of complex values is not supported")
+
+
+@composite(np.fabs)
+def fabs(x, out=None, *, where=None, dtype=None):
+    """np.fabs: the absolute value, as a float."""
+    plain_ufunc_call("fabs", out, where, dtype)
+    return np.abs(x) * 1.0
+
+
+@composite(np.real, np.real_if_close)
+def real(val, tol=100):
+    """np.real (and np.real_if_close) of real values: the values."""
+    real_only("real", val)
+    return val
+
+
+@composite(np.conj, np.conjugate)
+def conj(x, out=None, *, where=None, dtype=None):
+    """np.conj of real values: a copy."""
+    plain_ufunc_call("conj", out, where, dtype)
+    real_only("conj", x)
+    return x * 1.0
+
+
+@composite(np.imag)
+def imag(val):
+    """np.imag of real values: zeros."""
+    real_only("imag", val)
+    return np.zeros_like(val) * 1.0
+
+
+@composite(np.angle)
+def angle(z, deg=False):
+    """np.angle of real values: 0 or pi (a step: derivative 0)."""
+    real_only("angle", z)
+    half_turn = 180.0 if deg else np.pi
+    return np.where(z < 0, half_turn, 0.0) + np.zeros_like(z) * 1.0
+
+
+@composite(np.logaddexp2)
+def logaddexp2(x1, x2, out=None, *, where=None, dtype=None):
+    """np.logaddexp2: log2(2**x1 + 2**x2), through logaddexp."""
+    plain_ufunc_call("logaddexp2", out, where, dtype)
+    return np.logaddexp(x1 * LN2, x2 * LN2) / LN2
+
+
+@composite(np.append)
+def append(arr, values, axis=None):
+    """np.append: the values after arr, flattened both if axis is None."""
+    arr, values = np.asarray(arr), np.asarray(values)
+    if axis is None:
+        return np.concatenate((np.ravel(arr), np.ravel(values)))
+    return np.concatenate((arr, values), axis=axis)
+
+
+@composite(np.linalg.matrix_power)
+def matrix_power(a, n):
+    """np.linalg.matrix_power for a compile-time integer n (of stacks too): repeated
+    products, of the inverse for n < 0."""
+    base = a if n >= 0 else np.linalg.inv(a)
+    result = np.zeros_like(a) + np.eye(a.shape[-1])
+    for _ in static_range(abs(n)):
+        result = result @ base
+    return result
+
+
+@composite(sc.ndtr)
+def ndtr(x):
+    """scipy.special.ndtr: the standard normal CDF, erfc(-x / sqrt 2) / 2."""
+    return 0.5 * sc.erfc(-x * INV_SQRT2)
+
+
+def gamma_sign(x):
+    """The sign of Gamma(x): -1 on (-1, 0), (-3, -2), ..., else 1."""
+    return np.where((x < 0) & (np.floor(x) % 2 != 0), -1.0, 1.0)
+
+
+@composite(sc.gammasgn)
+def gammasgn(x):
+    """scipy.special.gammasgn (a step: derivative 0)."""
+    return gamma_sign(x) + np.zeros_like(x) * 0.0
+
+
+@composite(sc.gamma)
+def gamma(x):
+    """scipy.special.gamma: sign * exp(gammaln)."""
+    return gamma_sign(x) * np.exp(sc.gammaln(x))
+
+
+@composite(sc.rgamma)
+def rgamma(x):
+    """scipy.special.rgamma: 1 / Gamma, sign * exp(-gammaln)."""
+    return gamma_sign(x) * np.exp(-sc.gammaln(x))
+
+
+@composite(sc.betaln)
+def betaln(a, b):
+    """scipy.special.betaln: log |B(a, b)|."""
+    return sc.gammaln(a) + sc.gammaln(b) - sc.gammaln(a + b)
+
+
+@composite(sc.beta)
+def beta(a, b):
+    """scipy.special.beta: Gamma(a) Gamma(b) / Gamma(a + b)."""
+    sign = gamma_sign(a) * gamma_sign(b) * gamma_sign(a + b)
+    return sign * np.exp(sc.gammaln(a) + sc.gammaln(b) - sc.gammaln(a + b))
+
+
+@composite(sc.expm1)
+def expm1(x):
+    """scipy.special.expm1 of real values."""
+    return np.expm1(x)
+
+
+@composite(sc.log1p)
+def log1p(x):
+    """scipy.special.log1p of real values."""
+    return np.log1p(x)
+
+
+@composite(sc.entr)
+def entr(x):
+    """scipy.special.entr: -x log x for x > 0, 0 at 0, -inf below."""
+    positive = x > 0
+    safe = np.where(positive, x, 1.0)
+    return np.where(positive, -safe * np.log(safe), np.where(x == 0, 0.0, -np.inf))
