@@ -125,8 +125,6 @@ def test_strategies_equal_one_process(n, tmp_path, cache_dir):
 
 @needs_mpiexec
 @pytest.mark.slow
-@pytest.mark.parametrize("n, backend", [(4, "python"), pytest.param(2, "numba", marks=pytest.mark.xfail(
-    strict=True, reason="all_reduce of a Python float under Numba: 'Float' object has no attribute 'dtype' "
-    "(sstad/backend/collectives_numba.py, _all_reduce); the synchronized batch norm counts its rows so"))])
+@pytest.mark.parametrize("n, backend", [(4, "python"), (2, "numba")])
 def test_strategies_equal_one_process_more(n, backend, tmp_path, cache_dir):
     run_checks(n, tmp_path, cache_dir, backend, timeout=600)
