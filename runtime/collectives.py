@@ -24,7 +24,7 @@ import sys
 import numpy as np
 
 from sstad.runtime import abstract as A
-from sstad.runtime.primitive import declare, defvjp, emit_call, nondiff, numpy_primitive, parameters
+from sstad.runtime.primitive import Primitive, declare, defvjp, emit_call, nondiff, numpy_primitive, parameters
 
 OPS = ("sum", "mean", "max", "min")
 
@@ -74,8 +74,10 @@ def world_size():
 
 
 def barrier():
-    """Wait until every rank gets here (call it outside compiled functions)."""
+    """Wait until every rank gets here (in compiled functions too: a primitive with an
+    effect, which no pass removes).  Returns 0."""
     world().Barrier()
+    return 0
 
 
 def split_sizes(n, p):
@@ -293,6 +295,72 @@ def inverse_perm(perm):
     return tuple((d, s) for s, d in perm)
 
 
+# --- gradient averaging in buckets (data parallel; placed by sstad/passes/overlap.py) ------
+def grad_average(x, bucket_mb=25, nbytes=0):
+    """The mean of ``x`` over ranks: what ``data_parallel`` applies to each gradient.
+    The ``overlap`` pass replaces these by :func:`bucket_start` right where the backward
+    sweep finishes the gradients of a bucket and :func:`bucket_wait` at the end
+    (``bucket_mb``: the bucket bound, ``nbytes``: this gradient's size)."""
+    return all_reduce(x, "mean")
+
+
+_PENDING = {}        # id(buffer) -> its mpi4py request (the python backend's bucket handles)
+
+
+def _bucket_dtype(x):
+    dtype = np.asarray(x).dtype
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
+def bucket_start(grads):
+    """Pack ``grads`` (arrays and numbers of one dtype) into one buffer and start its sum
+    over ranks (``Iallreduce`` in place).  Returns the buffer, one element longer than
+    the gradients (the numba backend keeps the MPI request there); ``bucket_wait``
+    takes it."""
+    dtype = _bucket_dtype(grads[0])
+    n = sum(np.size(g) for g in grads)
+    buffer = np.empty(n + 1, dtype=dtype)
+    offset = 0
+    for g in grads:
+        buffer[offset:offset + np.size(g)] = np.ravel(g)
+        offset += np.size(g)
+    from mpi4py import MPI
+    _PENDING[id(buffer)] = world().Iallreduce(MPI.IN_PLACE, buffer[:n], op=MPI.SUM)
+    return buffer
+
+
+def bucket_wait(buffer):
+    """Wait for ``bucket_start``'s sum and return the gradients' mean over ranks, flat."""
+    _PENDING.pop(id(buffer)).Wait()
+    flat = buffer[:-1]
+    flat /= world().Get_size()
+    return flat
+
+
+def bucket_piece(flat, grads, index):
+    """Gradient ``index`` of a bucket: its piece of ``flat``, in ``grads[index]``'s shape
+    and kind."""
+    offset = sum(np.size(g) for g in grads[:index])
+    g = grads[index]
+    return _like(flat[offset:offset + np.size(g)].reshape(np.shape(g)), g)
+
+
+def _bucket_start_type(avals, params):
+    dtypes = {a.dtype for a in avals}
+    if len(dtypes) != 1 or not all(isinstance(a, (A.Array, A.Scalar)) for a in avals):
+        raise TypeError(f"a bucket holds arrays and numbers of one dtype, not {avals}")
+    return A.Array(_bucket_dtype(np.zeros(0, avals[0].dtype)), 1)
+
+
+def _emit_tuple(fname, before=0, after=()):
+    """``fname(a, (g1, g2,), k)``: ``before`` leading atoms, the rest as one tuple, then
+    params ``after`` by position."""
+    def emit(args, params, avals):
+        parts = list(args[:before]) + ["(" + ", ".join(args[before:]) + ",)"]
+        return f"{fname}({', '.join(parts + [repr(params[k]) for k in after])})"
+    return emit
+
+
 # --- type rules: the result has the argument's type -------------------------------------
 def _bound(fn):
     signature = inspect.signature(fn)
@@ -347,13 +415,21 @@ for _fn, _infer in ((all_reduce, _same_type(all_reduce, ops=True)),
                     (all_to_all, _same_type(all_to_all, ("split_axis", "concat_axis"))),
                     (ppermute, _same_type(ppermute)),
                     (rank, _no_args(A.I64)),
-                    (world_size, _no_args(A.I64))):
+                    (world_size, _no_args(A.I64)),
+                    (barrier, _no_args(A.I64))):
     numpy_primitive("mpi." + _fn.__name__, _fn, infer=_infer, emit=emit_call(_EMIT + _fn.__name__))
-# Collectives talk to other processes: never merged, moved or run at compile time.
+Primitive("mpi.average", grad_average, lambda avals, params: avals[0], emit_call(_EMIT + "grad_average"))
+Primitive("mpi.bucket_start", bucket_start, _bucket_start_type, _emit_tuple(_EMIT + "bucket_start"))
+Primitive("mpi.bucket_wait", bucket_wait, lambda avals, params: avals[0], emit_call(_EMIT + "bucket_wait"))
+Primitive("mpi.bucket_piece", bucket_piece, lambda avals, params: avals[1 + params["index"]],
+          _emit_tuple(_EMIT + "bucket_piece", before=1, after=("index",)))
+# Collectives talk to other processes: never merged, moved, removed or run at compile time.
 NAMES = tuple("mpi." + n for n in ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-                                   "all_to_all", "ppermute", "rank", "world_size"))
+                                   "all_to_all", "ppermute", "rank", "world_size", "barrier", "average",
+                                   "bucket_start", "bucket_wait"))
 declare(*NAMES, effect=True)
-nondiff("mpi.rank", "mpi.world_size")
+NAMES += ("mpi.bucket_piece",)
+nondiff("mpi.rank", "mpi.world_size", "mpi.barrier")
 
 
 # --- reverse rules (forward mode transposes them) -------------------------------------------

@@ -96,5 +96,6 @@ def stacked_emit(fname):
 from sstad.runtime.primitive import declare  # noqa: E402
 
 declare("list.new", "list.append", effect=True)       # a new, growing object each time
+declare("list.new", fresh=True)                       # only a new object: dropped when unused
 declare("builtin.sum", may_alias=True)
 declare("builtin.sum", reads_list=True)

@@ -17,12 +17,18 @@ has one rank and every collective is the identity.  Example, in a ``.py`` file::
 """
 import numpy as np
 
+from sstad.api import Jitted, dump
+from sstad.frontend.lower import flatten_runtime, lower
+from sstad.frontend.pytree import hashable, unflatten
+from sstad.ir import nodes as ir
+from sstad.runtime import abstract as A
+from sstad.runtime.primitive import PRIMITIVES
 from sstad.runtime.collectives import (  # noqa: F401  (the primitives, as users call them)
     CollectiveError, all_gather, all_reduce, all_to_all, barrier, broadcast, clip_by_global_norm, ppermute,
     rank, reduce, reduce_scatter, world, world_size)
 
 __all__ = ["rank", "world_size", "barrier", "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-           "all_to_all", "ppermute", "clip_by_global_norm", "CollectiveError", "data_parallel", "average"]
+           "all_to_all", "ppermute", "clip_by_global_norm", "CollectiveError", "data_parallel", "DataParallel", "average"]
 
 
 def _leaves(tree, out):
@@ -89,19 +95,108 @@ def average(tree, bucket_mb=25, clip_norm=None):
                 piece = flat[offset:offset + size].reshape(shape)
                 averaged[k] = type(leaves[k])(piece[()]) if isinstance(leaves[k], float) else piece
                 offset += size
-    if clip_norm is not None:
-        norm = np.sqrt(sum(float(np.sum(np.square(g))) for g in averaged))
-        scale = min(1.0, clip_norm / max(norm, 1e-30))
-        averaged = [g * scale for g in averaged]
-    return _rebuild(tree, iter(averaged))
+    return _rebuild(tree, iter(_clipped(averaged, clip_norm)))
+
+
+def _clipped(leaves, clip_norm):
+    if clip_norm is None:
+        return leaves
+    norm = np.sqrt(sum(float(np.sum(np.square(g))) for g in leaves))
+    scale = min(1.0, clip_norm / max(norm, 1e-30))
+    return [g * scale for g in leaves]
+
+
+class _Averaged:
+    """A lowerable gradient function whose float results each pass through
+    ``mpi.average``: what the ``overlap`` pass turns into bucketed all-reduces started
+    inside the backward sweep.  ``nbytes``: each result's size, for the buckets."""
+
+    def __init__(self, fun, bucket_mb, nbytes):
+        self.fun, self.bucket_mb, self.nbytes = fun, bucket_mb, nbytes
+        self.__name__ = self.__qualname__ = fun.__name__ + "_data_parallel"
+        self.__module__ = getattr(fun, "__module__", None)
+
+    def sstad_lower(self, args):
+        module, in_tree, out_tree, captures = (self.fun.sstad_lower(args) if hasattr(self.fun, "sstad_lower")
+                                               else lower(self.fun, args))
+        body = module.entry.body
+        results = []
+        for r, nbytes in zip(body.results, self.nbytes):
+            if isinstance(r.type, (A.Array, A.Scalar)) and r.type.dtype.kind == "f":
+                out = ir.Var(getattr(r, "hint", "g"), r.type)
+                body.stmts.append(ir.Apply([out], PRIMITIVES["mpi.average"], [r],
+                                           {"bucket_mb": self.bucket_mb, "nbytes": nbytes}))
+                r = out
+            results.append(r)
+        body.results = results
+        return module, in_tree, out_tree, captures
+
+
+class DataParallel:
+    """See :func:`data_parallel`."""
+
+    def __init__(self, grad_fn, bucket_mb=25, clip_norm=None):
+        self.grad_fn, self.bucket_mb, self.clip_norm = grad_fn, bucket_mb, clip_norm
+        self.fun = grad_fn.fn if isinstance(grad_fn, Jitted) else grad_fn
+        self.compiles = isinstance(grad_fn, Jitted) or hasattr(grad_fn, "sstad_lower")
+        self.backend = grad_fn.backend.name if isinstance(grad_fn, Jitted) else "python"
+        self.__name__ = getattr(grad_fn, "__name__", "grad") + "_data_parallel"
+        self._plans = {}           # shapes and dtypes of the arguments -> the compiled averaged gradient
+
+    def __call__(self, *args):
+        compiled = self.compiled(args)
+        if compiled is None:                   # the first call for these shapes: plan the buckets
+            grads = self.grad_fn(*args)
+            if self.compiles:
+                self._plan(args, grads)
+            return average(grads, bucket_mb=self.bucket_mb, clip_norm=self.clip_norm)
+        grads = compiled(*args)
+        if self.clip_norm is None:
+            return grads
+        _, leaves = flatten_runtime(grads)
+        return _rebuild_runtime(grads, _clipped(leaves, self.clip_norm))
+
+    def compiled(self, args):
+        """The compiled averaged gradient for arguments of these shapes, once planned."""
+        return self._plans.get(_shapes(args)) if self.compiles else None
+
+    def _plan(self, args, grads):
+        _, leaves = flatten_runtime(grads)
+        nbytes = tuple(int(np.asarray(g).nbytes) for g in leaves)
+        self._plans[_shapes(args)] = Jitted(_Averaged(self.fun, self.bucket_mb, nbytes), self.backend, False)
+
+    def dump(self, *args, emit="python"):
+        """The code of the averaged gradient for ``args`` (``emit`` as in
+        :func:`sstad.dump`): the bucket starts sit in the backward sweep."""
+        if self.compiled(args) is None:
+            self._plan(args, self.grad_fn(*args))
+        return dump(self.compiled(args).fn, *args, emit=emit)
+
+
+def _shapes(args):
+    treedef, leaves = flatten_runtime(args)
+    return hashable(treedef), tuple((np.shape(v), np.result_type(v).str) for v in leaves)
+
+
+def _rebuild_runtime(tree, leaves):
+    treedef, _ = flatten_runtime(tree)
+    return unflatten(treedef, leaves, list_type=list)
 
 
 def data_parallel(grad_fn, bucket_mb=25, clip_norm=None):
-    """``grad_fn`` (say ``sstad.grad(loss)`` or a compiled one), with its gradients
+    """``grad_fn`` (say ``sstad.grad(loss)``, or ``sstad.jit`` of it), with its gradients
     averaged over ranks: call it on each rank with that rank's shard of the batch, and
     every rank gets the gradient of the mean loss over the global batch (for shards of
-    equal size).  Small gradients travel together in buckets of ``bucket_mb`` megabytes;
-    see :func:`average`.  Example, in a ``.py`` file::
+    equal size).
+
+    Gradients travel in buckets of at most ``bucket_mb`` megabytes (``0``: one
+    all-reduce per gradient).  When ``grad_fn`` is compiled by sstad, each bucket's
+    all-reduce starts inside the compiled backward sweep, right after its last gradient
+    is final, and is waited for at the end (the ``overlap`` pass).  The bucket plan
+    needs the gradients' sizes: the first call with arguments of new shapes runs
+    ``grad_fn`` and averages its result after it returns; later calls run the
+    overlapped code.  ``clip_norm`` scales the averaged gradient to at most that norm.
+    Example, in a ``.py`` file::
 
         import numpy as np
         import sstad
@@ -111,10 +206,8 @@ def data_parallel(grad_fn, bucket_mb=25, clip_norm=None):
             return np.mean((x @ w) ** 2)
 
         step = dist.data_parallel(sstad.grad(loss))
-        g = step(np.ones(2), np.ones((4, 2)))
-        assert np.allclose(g, 4.0)
+        for _ in range(2):                     # the second call runs the overlapped code
+            g = step(np.ones(2), np.ones((4, 2)))
+            assert np.allclose(g, 4.0)
     """
-    def averaged(*args):
-        return average(grad_fn(*args), bucket_mb=bucket_mb, clip_norm=clip_norm)
-    averaged.__name__ = getattr(grad_fn, "__name__", "grad") + "_data_parallel"
-    return averaged
+    return DataParallel(grad_fn, bucket_mb, clip_norm)

@@ -48,6 +48,26 @@ def test_rules_on_one_rank_match_finite_differences(backend):
     check_grads(every_collective, (x, 0.4), backend=backend)
 
 
+def widest(x):
+    return np.sum(dist.all_reduce(x * x, op="max") + dist.reduce_scatter(x, op="min"))
+
+
+def test_max_and_min_derivatives_keep_float32():
+    x = np.array([0.5, -2.0, 1.5], dtype=np.float32)
+    assert sstad.grad(widest)(x).dtype == np.float32
+    assert sstad.pushforward(widest)(x, np.ones(3, np.float32))[1].dtype == np.float32
+
+
+def synced(x):
+    dist.barrier()                       # no result anyone reads: an effect, which dce keeps
+    return x * 2.0
+
+
+def test_a_barrier_in_compiled_code_is_kept():
+    assert "rt.collectives.barrier()" in sstad.dump(synced, np.ones(2), emit="python")
+    assert np.array_equal(sstad.jit(synced, backend="python")(np.ones(2)), [2.0, 2.0])
+
+
 def refuses(x):
     return np.sum(dist.all_reduce(x, op="prod"))
 
@@ -116,9 +136,50 @@ def test_buckets_follow_the_backward_order_and_the_size_bound():
     assert dist.buckets(leaves, bucket_mb=0) == [[4], [3], [2], [1], [0]]
 
 
+def mlp_loss(params, x, y):
+    w1, b1, w2, b2 = params
+    h = np.tanh(x @ w1 + b1)
+    return np.mean((h @ w2 + b2 - y) ** 2)
+
+
+def mlp_args():
+    rng = np.random.default_rng(0)
+    params = (rng.standard_normal((3, 16)), np.zeros(16), rng.standard_normal((16, 1)), np.zeros(1))
+    return params, rng.standard_normal((8, 3)), rng.standard_normal((8, 1))
+
+
+@pytest.mark.parametrize("bucket_mb, sizes", [(0, [1, 1, 1, 1]), (300 / 2 ** 20, [3, 1]), (25, [4])])
+def test_data_parallel_starts_each_bucket_where_the_backward_sweep_finishes_it(bucket_mb, sizes):
+    """b2, w2, b1, w1 (8, 128, 128 and 384 bytes) are final in that order; a bucket
+    starts on the line after its last gradient's, before the rest of the sweep."""
+    step = dist.data_parallel(sstad.grad(mlp_loss), bucket_mb=bucket_mb)
+    args = mlp_args()
+    lines = [line.strip() for line in step.dump(*args, emit="python").splitlines()
+             if line.strip() and not line.strip().startswith("#")]
+    starts = [k for k, line in enumerate(lines) if "bucket_start((" in line]
+    first_wait = min(k for k, line in enumerate(lines) if "bucket_wait(" in line)
+    last_matmul = max(k for k, line in enumerate(lines) if " @ " in line)     # dw1 = x.T @ dh
+    grads = [lines[k].split("((")[1].rstrip(",))").split(", ") for k in starts]
+    assert [len(names) for names in grads] == sizes
+    for k, names in zip(starts, grads):     # right after the line that finishes its last gradient
+        before = k - 1
+        while "bucket_start((" in lines[before]:
+            before -= 1
+        assert lines[before].startswith(names[-1] + " = "), lines[before:k + 1]
+    assert starts[0] < last_matmul if len(sizes) > 1 else starts[0] > last_matmul
+    assert max(starts) < first_wait
+    expected = sstad.grad(mlp_loss)(*args)
+    for _ in range(2):                      # the first call plans the buckets, the second runs this code
+        assert all(np.array_equal(a, b) for a, b in zip(step(*args), expected))
+
+
 def test_data_parallel_on_one_rank_is_the_gradient_clipped():
     grads = dist.data_parallel(lambda w: (3.0 * w, 4.0), clip_norm=1.0)(np.ones(1))
     assert np.allclose(grads[0], 0.6) and grads[1] == pytest.approx(0.8)
+    step, args = dist.data_parallel(sstad.grad(mlp_loss), clip_norm=0.1), mlp_args()
+    for _ in range(2):                      # after the python path, the compiled one
+        grads = step(*args)
+        assert np.sqrt(sum(np.sum(g * g) for g in grads)) == pytest.approx(0.1)
 
 
 @needs_mpiexec

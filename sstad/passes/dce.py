@@ -2,7 +2,9 @@
 
 Live: the function's results, in-place writes whose new version is live or that write
 into an argument (the caller sees them) or are marked ``keep`` (the reverse sweep's
-restores), and whatever a live value needs.  A loop-carried value whose final value and parameter are both dead
+restores), applications of primitives declared with an ``effect`` (a barrier, a
+collective, unseen code; not those that only make a ``fresh`` object), and whatever a
+live value needs.  A loop-carried value whose final value and parameter are both dead
 is dropped with its init and body result; likewise unused ``If`` outputs.
 """
 from sstad.ir import nodes as ir
@@ -24,6 +26,8 @@ def _mark(function):
     producer = {s.outs[0]: s for s in ir.walk(function.body)
                 if isinstance(s, ir.Apply) and s.prim.mutates}
     effects = {s for s in producer.values() if _effect_needed(s, function, producer)}
+    effects |= {s for s in ir.walk(function.body)
+                if isinstance(s, ir.Apply) and s.prim.effect and not s.prim.fresh and not s.prim.mutates}
 
     def visit(block):
         changed = False
