@@ -23,6 +23,7 @@ from sstad.transforms import grad, pullback, value_and_grad, vjp  # noqa: F401
 from sstad.custom import custom_jvp, custom_vjp, primitive, remat, stop_gradient  # noqa: F401
 from sstad.jacobians import hessian, hvp, jacfwd, jacrev, jvp, pushforward  # noqa: F401
 from sstad import distributed  # noqa: F401
+from sstad import tree  # noqa: F401
 from sstad import optim  # noqa: F401
 from sstad import checkpoint  # noqa: F401
 from sstad import parallel  # noqa: F401

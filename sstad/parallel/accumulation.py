@@ -9,7 +9,7 @@ adds the sums and the row counts of all ranks, so uneven batches are weighted ex
 import numpy as np
 
 from sstad import distributed
-from sstad.parallel.tree import ravel
+from sstad.tree import ravel
 
 
 def split_batch(batch, k):

@@ -24,7 +24,7 @@ import numpy as np
 import sstad
 from sstad import distributed
 from sstad.parallel.schedules import schedule
-from sstad.parallel.tree import ravel
+from sstad.tree import ravel
 
 
 def _shift_right(n):

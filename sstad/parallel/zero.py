@@ -23,7 +23,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from sstad import checkpoint, distributed
-from sstad.parallel.tree import leaves, ravel
+from sstad.tree import leaves, ravel
 
 
 class ShardedState(NamedTuple):
