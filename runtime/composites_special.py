@@ -67,8 +67,13 @@ def append(arr, values, axis=None):
     """np.append: the values after arr, flattened both if axis is None."""
     arr, values = np.asarray(arr), np.asarray(values)
     if axis is None:
-        return np.concatenate((np.ravel(arr), np.ravel(values)))
+        return np.concatenate((flat(arr), flat(values)))
     return np.concatenate((arr, values), axis=axis)
+
+
+def flat(v):
+    """np.ravel, also of a number (which Numba's np.ravel does not take)."""
+    return np.full(1, v) if np.ndim(v) == 0 else np.ravel(v)
 
 
 @composite(np.linalg.matrix_power)
