@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 import warnings
 
 import numba
@@ -33,6 +34,7 @@ class Compiled:
         run_passes(self.module, until=after)
         self._sources = {}
         self._callables = {}
+        self._background = {}     # backend name -> the thread compiling it (tiered)
 
     def source(self, backend):
         """The text ``backend`` runs (``"python"``: one primitive per line)."""
@@ -47,6 +49,23 @@ class Compiled:
             self._callables[backend.name] = backend.load(self.source(backend), self.module, self.fn.__name__)
         return self._callables[backend.name]
 
+    def ready(self, backend, leaves):
+        """``backend`` if its code for ``leaves`` is compiled, else the python backend,
+        while ``backend`` compiles in a background thread (started by the first call).
+        A failed background compilation raises its error here, on the next call."""
+        backend = get_backend(backend)
+        if backend.name == "python":
+            return backend
+        job = self._background.get(backend.name)
+        if job is None:
+            job = self._background[backend.name] = _Background(self, backend, leaves)
+        if not job.done.is_set():
+            return get_backend("python")
+        if job.error is not None:
+            error, job.error = job.error, None
+            raise error
+        return backend
+
     def leaves(self, args):
         _, leaves = flatten_runtime(args)
         if not all(c.still_valid() for c in self.captures):
@@ -59,6 +78,24 @@ class Compiled:
         flat = [] if count == 0 else [out] if count == 1 else list(out)
         flat = [_as_declared(v, r.type) for v, r in zip(flat, self.module.entry.body.results)]
         return unflatten(self.out_tree, flat, list_type=list)
+
+
+class _Background:
+    """One backend's compilation of a :class:`Compiled`, in a daemon thread."""
+
+    def __init__(self, compiled, backend, leaves):
+        self.done, self.error = threading.Event(), None
+        thread = threading.Thread(target=self.run, args=(compiled, backend, leaves), daemon=True,
+                                  name=f"sstad compile {compiled.fn.__name__}")
+        thread.start()
+
+    def run(self, compiled, backend, leaves):
+        try:
+            backend.compile(compiled.callable(backend), leaves)
+        except BaseException as exc:          # raised in the caller's thread, at its next call
+            self.error = exc
+        finally:
+            self.done.set()
 
 
 def _as_declared(value, aval):
@@ -79,8 +116,8 @@ def _signature(args):
 class Jitted:
     """A function compiled per argument signature.  See :func:`jit`."""
 
-    def __init__(self, fn, backend, fallback):
-        self.fn, self.backend, self.fallback = fn, get_backend(backend), fallback
+    def __init__(self, fn, backend, fallback, tiered=False):
+        self.fn, self.backend, self.fallback, self.tiered = fn, get_backend(backend), fallback, tiered
         self._compiled = {}
         functools.update_wrapper(self, fn, updated=())
 
@@ -98,7 +135,8 @@ class Jitted:
             compiled = self.specialise(args)
             leaves = compiled.leaves(args)
         try:
-            return compiled.run(self.backend, leaves)
+            backend = compiled.ready(self.backend, leaves) if self.tiered else self.backend
+            return compiled.run(backend, leaves)
         except Exception as exc:
             error = self.backend.translate_error(exc, self.fn.__name__, compiled.module.entry.loc)
             if error is None:
@@ -110,13 +148,18 @@ class Jitted:
             return compiled.run(self.backend, leaves)
 
 
-def jit(fn=None, *, backend="numba", fallback=False):
+def jit(fn=None, *, backend="numba", fallback=False, tiered=False):
     """Compile a NumPy function: ``sstad.jit(f)`` or ``@sstad.jit``.
 
     ``backend="numba"`` (default) compiles the emitted Python with ``numba.njit`` in
     nopython mode; ``backend="python"`` runs the same text with ``exec``.  If Numba
     cannot type the code, a :class:`~sstad.errors.BackendError` says why, unless
     ``fallback=True``, which warns and uses the python backend.
+
+    ``tiered=True`` does not wait for Numba: the first calls of each signature run the
+    python backend while Numba compiles in a background thread, and the first call after
+    it is done runs the compiled code.  A Numba error is raised by that call (or, with
+    ``fallback=True``, warned about once, and the python backend stays).
 
     sstad compiles from the function's source, so it must be defined in a file, or in an
     IPython/Jupyter cell.  Example, in a ``.py`` file::
@@ -131,10 +174,10 @@ def jit(fn=None, *, backend="numba", fallback=False):
         assert f(np.arange(3.0)) == 5.0
     """
     if fn is None:
-        return lambda f: jit(f, backend=backend, fallback=fallback)
+        return lambda f: jit(f, backend=backend, fallback=fallback, tiered=tiered)
     if hasattr(fn, "sstad_jit"):       # jacfwd, jacrev, hessian: loops over compiled derivatives
         return fn.sstad_jit(backend)
-    return Jitted(fn, backend, fallback)
+    return Jitted(fn, backend, fallback, tiered)
 
 
 def dump(fn, *args, emit="ir", after=None):

@@ -19,9 +19,12 @@ class Backend:
     """How one target runs the IR.  Subclass and :func:`register` to add a target.
 
     ``fuse``: emit chains of elementwise operations as one expression (the ``fusion``
-    pass decides which); ``name``: the key of its lowering table."""
+    pass decides which); ``outline``: split functions into parts of about this many
+    applications, each compiled on its own (0: never); ``name``: the key of its
+    lowering table."""
     name = None
     fuse = False
+    outline = 0
     array_types = ()     # its own array types (device arrays): run-time arrays, never constants
 
     def lower(self, prim):
@@ -38,6 +41,10 @@ class Backend:
 
     def call(self, fn, leaves):
         return fn(*leaves)
+
+    def compile(self, fn, leaves):
+        """Compile ``fn`` (from :meth:`load`) for arguments like ``leaves`` ahead of the
+        first call, where the toolchain compiles lazily."""
 
     def translate_error(self, exc, fn_name, loc):
         """An sstad error for ``exc`` raised by this backend's toolchain, or None."""

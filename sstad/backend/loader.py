@@ -151,6 +151,11 @@ def load_python(source, entry, label):
     return namespace[entry]
 
 
+def emitted_functions(source):
+    """The names of the functions an emitted module defines (outlined parts included)."""
+    return re.findall(r"^def (\w+)\(", source, re.M)
+
+
 def numba_source(source, function_names):
     # Numba's disk cache cannot reload recursive functions (the second process to load
     # one crashes): a module with recursion is compiled afresh in each process.

@@ -13,6 +13,7 @@ import numpy as np
 
 from sstad.ir import nodes as ir
 from sstad.ir.names import Namer
+from sstad.ir.outline import outline_module
 from sstad.passes.fusion import fused_into
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import literal
@@ -218,9 +219,12 @@ def emit_module(module, backend="python"):
     """The Python source of every function in the module, entry last, each primitive
     spelled by ``backend``'s lowering table.  A backend that fuses writes chains of
     elementwise operations as nested expressions (Numba then fuses them into one loop);
-    otherwise one primitive per line."""
+    otherwise one primitive per line.  A backend with ``outline`` set splits long
+    functions into parts of about that many applications (see ``sstad/ir/outline.py``)."""
     from sstad.backend.base import get_backend
     backend = get_backend(backend)
+    if backend.outline:
+        module = outline_module(module, backend.outline)
     names = [f.name for f in module.functions]
     parts = [HEADER]
     externs = sorted({s.params["name"] for f in module.functions for s in ir.walk(f.body)

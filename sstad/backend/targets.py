@@ -9,7 +9,7 @@ import numba
 
 from sstad.backend.base import Backend, register
 from sstad.backend import collectives_numba  # noqa: F401  (the numba lowerings of the collectives)
-from sstad.backend.loader import load_numba, load_python
+from sstad.backend.loader import emitted_functions, load_numba, load_python
 from sstad.errors import BackendError
 
 
@@ -23,11 +23,15 @@ class PythonBackend(Backend):
 class NumbaBackend(Backend):
     name = "numba"
     fuse = True
+    outline = 80       # LLVM's time grows faster than one function's size
     ERRORS = (numba.core.errors.TypingError, numba.core.errors.UnsupportedError,
               numba.core.errors.LoweringError)
 
     def load(self, source, module, label):
-        return load_numba(source, [f.name for f in module.functions], module.entry.name, label)[0]
+        return load_numba(source, emitted_functions(source), module.entry.name, label)[0]
+
+    def compile(self, fn, leaves):
+        fn.compile(tuple(numba.typeof(v) for v in leaves))
 
     def translate_error(self, exc, fn_name, loc):
         if not isinstance(exc, self.ERRORS) and not _raised_inside_numba(exc):

@@ -129,16 +129,12 @@ class Builder:
     def rebind(self, old, new):
         """After an in-place write, every name bound to ``old`` now sees ``new``."""
         def swap(v):
-            if v is old:
-                return new
-            if is_atom(v):
-                return v
             treedef, leaves = flatten(v)
             if not any(leaf is old for leaf in leaves):
                 return v
             return unflatten(treedef, [new if leaf is old else leaf for leaf in leaves])
         for scope in self.scopes:
-            scope.env = {name: swap(v) for name, v in scope.env.items()}
+            scope.env = {name: new if v is old else v if is_atom(v) else swap(v) for name, v in scope.env.items()}
 
     def collect(self, thunk):
         """The statements ``thunk`` appends, in a list of their own."""
@@ -203,8 +199,10 @@ class Builder:
         sides = [self.region(thunk, state0) for thunk in (then_thunk, else_thunk)]
         states = [{**s, (-1, "%value"): r} for _, s, r in sides]
         sliced = self.joinable_slices(states)
+        # a name neither path rebound keeps its value: only the others are compared
         keys = [k for k in {**states[0], **states[1]}
-                if not self.still_derived(k, derived, states) and k not in sliced]
+                if not all(s.get(k, MISSING) is state0.get(k, MISSING) for s in states)
+                and not self.still_derived(k, derived, states) and k not in sliced]
         outs, results, joined = [], ([], []), []
         after = dict(state0)
         for key in keys:
@@ -242,7 +240,7 @@ class Builder:
             self.stmts.append(ir.If(outs, cond, ir.Block([], sides[0][0], results[0]),
                                     ir.Block([], sides[1][0], results[1]), loc))
         self.loc = loc
-        self.rederive(derived, after, [k for k in derived if k not in keys])
+        self.rederive(derived, after, [k for k in derived if k in sliced or self.still_derived(k, derived, states)])
         for key, (base_key, layout) in sliced.items():       # the view, from the joined bounds
             view = self.subscript(after[base_key], _rebuild(layout, bounds), None)
             if key == (-1, "%value"):

@@ -1,0 +1,122 @@
+"""Compile work grows linearly with a function's size: long functions are outlined into
+parts of bounded size for Numba (its time grows faster than one function's size), the
+parts compute what the whole function computes, and the work of each phase per
+statement stays bounded from 30 to 300 statements (counted, not timed)."""
+import collections
+import importlib.util
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import sstad
+from sstad.api import Compiled
+from sstad.backend.base import BACKENDS, get_backend, register
+from sstad.backend.loader import emitted_functions
+from sstad.backend.targets import PythonBackend
+from sstad.ir import nodes as ir
+from sstad.ir.outline import outline_module, weight
+from sstad.ir.verify import verify_module
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+from compile_program import program  # noqa: E402
+
+ARGS = (np.linspace(0.1, 1.0, 7), np.linspace(-1.0, 1.0, 7), 0.3)
+
+
+def load_program(statements, tmp_path):
+    path = tmp_path / f"generated_{statements}.py"
+    path.write_text(program(statements))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.objective
+
+
+class PartsBackend(PythonBackend):
+    """The python backend with the numba backend's outlining, at a small size."""
+    name = "python-parts"
+    outline = 12
+
+
+@pytest.fixture(scope="module")
+def parts():
+    backend = register(PartsBackend())
+    yield backend
+    BACKENDS.pop(backend.name)
+
+
+def test_outlined_parts_compute_what_the_whole_function_computes(tmp_path, parts):
+    f = load_program(40, tmp_path)
+    whole = sstad.jit(sstad.grad(f, argnums=(0, 2)), backend="python")(*ARGS)
+    outlined = sstad.jit(sstad.grad(f, argnums=(0, 2)), backend="python-parts")
+    assert outlined(*ARGS)[1] == whole[1]
+    np.testing.assert_array_equal(outlined(*ARGS)[0], whole[0])
+    source = next(iter(outlined._compiled.values())).source(parts)
+    assert len(emitted_functions(source)) > 10
+
+
+def writes_in_a_loop(x):
+    y = np.zeros_like(x)
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0.0:
+            y[i] = np.sin(x[i]) * s + np.cos(s) * x[i]
+        else:
+            y[i] = x[i] * x[i] - s
+        s += y[i] * 0.5
+        s = s * np.tanh(s) + y[i]
+    z = y * x
+    z[0] = s
+    return np.sum(z * z) + s
+
+
+def test_outlined_parts_see_in_place_writes_and_loops(parts):
+    x = np.linspace(-1.0, 2.0, 9)
+    expected = sstad.jit(sstad.grad(writes_in_a_loop), backend="python")(x)
+    outlined = sstad.jit(sstad.grad(writes_in_a_loop), backend="python-parts")
+    np.testing.assert_array_equal(outlined(x), expected)
+    source = next(iter(outlined._compiled.values())).source(parts)
+    assert "        y[i] = " in source.split("def writes_in_a_loop_grad(")[0]   # a loop body in parts
+
+
+def largest_part(module):
+    return max(sum(weight(s, {}) if not ir.regions(s) else 1 for s in ir.walk(f.body)) for f in module.functions)
+
+
+def work(statements, tmp_path, counted):
+    """{what: how many} for compiling the gradient of a ``statements``-line function."""
+    calls = collections.Counter()
+    originals = {}
+    for module, name in counted:
+        fn = getattr(module, name)
+        originals[module, name] = fn
+
+        def counting(*args, _fn=fn, _name=name, **kwargs):
+            calls[_name] += 1
+            return _fn(*args, **kwargs)
+        setattr(module, name, counting)
+    try:
+        compiled = Compiled(sstad.grad(load_program(statements, tmp_path)), ARGS)
+        text = compiled.source("numba")
+    finally:
+        for (module, name), fn in originals.items():
+            setattr(module, name, fn)
+    outlined = outline_module(compiled.module, get_backend("numba").outline)
+    verify_module(outlined)
+    calls["emitted lines"] = len(text.splitlines())
+    calls["largest function"] = largest_part(outlined)
+    return calls
+
+
+def test_compile_work_per_statement_is_bounded(tmp_path):
+    from sstad.frontend import builder
+    from sstad.ir import nodes
+    counted = [(nodes, "walk"), (builder, "same_value")]
+    small, large = work(30, tmp_path, counted), work(300, tmp_path, counted)
+    # ten times the statements: linear work is about ten times as much, quadratic a hundred
+    for what in ("walk", "same_value", "emitted lines"):
+        assert large[what] <= 20 * small[what], (what, small[what], large[what])
+    # what Numba compiles as one function does not grow with the function
+    assert large["largest function"] <= 2 * get_backend("numba").outline
