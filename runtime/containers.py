@@ -17,6 +17,8 @@ def _append(lst, value):
 def _append_infer(avals, params):
     lst, value = avals
     elem = A.join(lst.elem, value)
+    if isinstance(value, A.ListOf) and lst.elem in (A.UNKNOWN, value):     # a tape of copies
+        return A.ListOf(value)
     if elem is None or not A.is_numeric(elem):
         raise TypeError(f"a list holds values of one type: cannot append a {value} to a {lst}")
     return A.ListOf(elem)
@@ -34,6 +36,23 @@ def _append_emit(args, params, avals):
 
 
 Primitive("list.append", _append, _append_infer, _append_emit, mutates=True)
+
+
+def _pop(lst):
+    lst.pop()
+    return lst
+
+
+def _pop_infer(avals, params):
+    if not isinstance(avals[0], A.ListOf):
+        raise TypeError(f"pop of a {avals[0]}")
+    return avals[0]
+
+
+# ``L.pop()`` is ``L[-1]`` then this: the list without its last item
+Primitive("list.pop", _pop, _pop_infer, lambda args, params, avals: f"{args[0]}.pop()", mutates=True)
+# ``list(L)``: a copy (the reverse sweep tapes lists that shrink in a loop this way)
+Primitive("list.copy", list, lambda avals, params: avals[0], emit_call("list"))
 
 
 def _len_infer(avals, params):
@@ -95,7 +114,8 @@ def stacked_emit(fname):
 
 from sstad.runtime.primitive import declare  # noqa: E402
 
-declare("list.new", "list.append", effect=True)       # a new, growing object each time
+declare("list.new", "list.append", "list.pop", effect=True)       # a new, growing object each time
 declare("list.new", fresh=True)                       # only a new object: dropped when unused
+declare("list.copy", fresh=True)                      # a new list: never merged with another copy
 declare("builtin.sum", may_alias=True)
 declare("builtin.sum", reads_list=True)

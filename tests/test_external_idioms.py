@@ -167,3 +167,85 @@ def test_append_and_matrix_power(backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_scipy_special_compositions(backend):
     check_grads(scipy_special_compositions, (rng.normal(size=3), rng.uniform(0.5, 2.0, size=3)), backend=backend)
+
+
+# --- a list used as a stack: append, then pop (it was refused) --------------------------
+
+def push_then_pop(a):
+    pending = []
+    squared = a * a
+    pending.append(a)
+    top = pending.pop()
+    return squared * top * top
+
+
+def fill_then_drain(x):
+    pending = []
+    for i in range(x.shape[0]):
+        pending.append(x[i] * (i + 1.0))
+    y = 1.0
+    while pending:
+        y = y * np.sin(pending.pop()) + 0.5
+    return y
+
+
+def push_two_pop_one(x):
+    pending = []
+    y = 0.0
+    for i in range(x.shape[0]):
+        pending.append(x[i] * 2.0)
+        pending.append(np.cos(x[i]))
+        y = y + pending.pop() * y + x[i]
+    while len(pending) > 1:
+        y = y + pending.pop() * pending.pop()
+    return y + sum(pending)
+
+
+def depth_first_over_arrays(x, w):
+    pending = []
+    pending.append(x)
+    total = np.zeros_like(x)
+    steps = 0
+    while pending and steps < 7:
+        h = pending.pop()
+        total = total + np.tanh(h)
+        if np.sum(h) > -3.0:
+            pending.append(w @ h * 0.5)
+            if steps % 2 == 0:
+                pending.append(h * h)
+        steps += 1
+    if pending:
+        total = total + pending.pop()
+    return np.sum(total * total)
+
+
+def literal_popped(x):
+    items = [x, 2.0 * x, x * x]
+    last = items.pop()
+    return last + items[-1] * len(items)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_stack_pop_straight_line(backend):
+    check_grads(push_then_pop, (1.5,), order=2, backend=backend)
+    check_grads(literal_popped, (rng.normal(size=3),), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [fill_then_drain, push_two_pop_one])
+def test_stack_pop_in_loops(fn, backend):
+    check_grads(fn, (np.array([0.3, -0.4, 1.1]),), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_stack_of_arrays_depth_first(backend):
+    check_grads(depth_first_over_arrays, (rng.normal(size=3), rng.normal(size=(3, 3))), backend=backend)
+
+
+def test_pop_at_an_index_is_refused():
+    def pop_first(x):
+        items = []
+        items.append(x)
+        return items.pop(0)
+    with pytest.raises(sstad.errors.UnsupportedSyntaxError, match="last item only"):
+        sstad.jit(pop_first)(1.0)

@@ -195,6 +195,11 @@ class ForwardMode(Sweep):
             return
         if name == "setitem" and isinstance(x.type, A.ListOf):
             return forward_list_write(self, stmt, subst, args, tans)
+        if name == "list.pop":            # the tangent list pops too
+            self.L.stmts.append(clone_stmt(stmt, subst))
+            if self.tan.get(x) is not None:
+                self.tan[out] = self.L.apply("list.pop", [self.tan[x]], hint=self.tan[x].hint)
+            return
         if not self.active(out):
             self.L.stmts.append(clone_stmt(stmt, subst))
             return

@@ -7,6 +7,11 @@ appends are skipped and its length is *virtual*: the taped length at the iterati
 start plus the appends so far (``saved["virtual"]``: list -> (length atom, count)).  A
 loop that writes into a list tapes its items instead, at the start of every iteration,
 and the backward sweep recomputes each iteration on a list rebuilt from that tape.
+
+``L.pop()`` is ``L[-1]`` then ``list.pop``.  A list that is popped anywhere reuses
+positions, so an append's reverse takes ``dL[i]`` and zeroes it, ``dL`` grows on demand
+(it starts at the final length, which pops made shorter), and a loop that carries such a
+list tapes a copy of it every iteration (the final list no longer holds what was popped).
 """
 from sstad.errors import SstadError, UnsupportedSyntaxError
 from sstad.ir import nodes as ir
@@ -132,6 +137,8 @@ class ListAdjoints:
             saved["position", stmt] = write_position(self.L, stmt, [mapped(a, subst) for a in stmt.args[2:]],
                                                      self.list_length(lst, saved))
             return False
+        if name == "list.pop" and lst in virtual:
+            raise SstadError("internal: a popped list with a virtual length", stmt.loc)
         if name == "builtin.len" and lst in virtual:
             subst[stmt.outs[0]] = self.list_length(lst, saved)
             return True
@@ -173,6 +180,8 @@ class ListAdjoints:
         if dl is None:
             return
         position = saved["position", stmt]
+        if self.popped(stmt.outs[0]):
+            dl = self.grow_list_adjoint(stmt.outs[0], position, saved[stmt])
         if self.active(stmt.args[1]):
             self.accumulate(stmt.args[1], self.L.apply("getitem", [dl, position], {"index": (Slot(1),)},
                                                         hint="d" + stmt.args[1].hint))
@@ -180,6 +189,39 @@ class ListAdjoints:
         zero = ir.Const(0.0, elem) if isinstance(elem, A.Scalar) else self.L.zeros_like(saved[stmt], dl.hint)
         self.put_list_adjoint(stmt.outs[0], self.L.apply("setitem", [dl, zero, position], {"index": (Slot(2),)},
                                                          hint=dl.hint))
+
+    def back_list_append(self, stmt, subst, saved):
+        """``L.append(v)``: v's cotangent is dL at the position it took.  If the list is
+        popped somewhere, that position may be taken again by an earlier append: hand it
+        over and zero it."""
+        out = stmt.outs[0]
+        dl = self.list_adjoint(out)
+        if dl is None:
+            return
+        position, value = saved[stmt], mapped(stmt.args[1], subst)
+        if self.popped(out):
+            dl = self.grow_list_adjoint(out, position, value)
+        if self.active(stmt.args[1]):
+            self.accumulate(stmt.args[1], self.L.apply("getitem", [dl, position], {"index": (Slot(1),)},
+                                                       hint="d" + out.hint))
+        if self.popped(out):
+            zero = self.zeros(ir.Var(out.hint, dl.type.elem), value)
+            self.put_list_adjoint(out, self.L.apply("setitem", [dl, zero, position], {"index": (Slot(2),)},
+                                                    hint=dl.hint))
+
+    def grow_list_adjoint(self, lst, position, like):
+        """dL with zeros (shaped like ``like``) appended up to ``position``: a popped list's
+        adjoint starts at the final length, shorter than it was."""
+        elem = self.list_adjoint(lst).type.elem
+        zero = self.zeros(ir.Var(lst.hint, elem), like)
+        stop = self.L.apply("op.add", [position, ir.Const(1)], hint="n")
+
+        def pad(k):
+            self.put_list_adjoint(lst, self.L.apply("list.append", [self.list_adjoint(lst), zero],
+                                                    hint="d" + lst.hint))
+        start = self.L.apply("builtin.len", [self.list_adjoint(lst)], hint="n")
+        self.L.loop(pad, bounds=(start, stop, ir.Const(1)), index_hint="k")
+        return self.list_adjoint(lst)
 
     # --- loops that write into a list: the list's items are taped every iteration --------
     def list_written(self, loop, param):
@@ -196,10 +238,23 @@ class ListAdjoints:
     def list_tape_type(self, loop, param):
         """A loop's tape of the carried list ``param``: its items (if the loop writes into
         it), else its lengths."""
+        if self.popped(param):
+            return A.ListOf(param.type)
         return A.ListOf(param.type.elem if self.list_written(loop, param) else A.I64)
+
+    def popped(self, var):
+        """Is the list ``var`` (any version of it) popped anywhere in the function?"""
+        if getattr(self, "_popped_of", None) is not self.defs:
+            self._popped_of = self.defs
+            self._popped = {self.roots.get(s.args[0], s.args[0]) for s in self.defs.values()
+                            if s.prim.name == "list.pop"}
+        return self.roots.get(var, var) in self._popped
 
     def push_list(self, loop, param, lst, tape):
         """At an iteration's start: push ``lst`` (the carried ``param``) on its tape."""
+        if self.popped(param):
+            return self.L.apply("list.append", [tape, self.L.apply("list.copy", [lst], hint=lst.hint)],
+                                hint=tape.hint)
         if not self.list_written(loop, param):
             return self.L.apply("list.append", [tape, self.L.apply("builtin.len", [lst], hint="n")], hint=tape.hint)
         key = f"%tape#{tape.id}"
@@ -221,6 +276,8 @@ class ListAdjoints:
         with a virtual length (its appends are skipped), or, where an inner loop appends
         (inner loops are recomputed as they ran), its first ``tape[j]`` items as a list."""
         root = self.roots.get(param, param)
+        if self.popped(param):       # the copy taped at that iteration's start (used once)
+            return self.L.apply("getitem", [tape, j], {"index": (Slot(1),)}, hint=param.hint)
         if self.list_written(loop, param):
             size = self.L.apply("op.floordiv", [self.L.apply("builtin.len", [tape], hint="n"), trips], hint="n")
             return self.rebuilt_list(loop, param, tape, self.L.apply("op.mul", [j, size], hint="start"), size)
@@ -251,6 +308,8 @@ class ListAdjoints:
         if dl is None or ct is None:
             return
         self.read_lists.add(self.roots.get(lst, lst))
+        if self.popped(lst):
+            dl = self.grow_list_adjoint(lst, position, self.L.atom(ct, None))
         current = self.L.apply("getitem", [dl, position], {"index": (Slot(1),)}, hint="d" + lst.hint)
         total = self.L.apply("op.add", [current, self.L.cast(self.L.atom(ct, None), current.type, self.L.stmts)],
                              hint="d" + lst.hint)

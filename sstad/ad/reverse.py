@@ -467,11 +467,8 @@ class ReverseMode(ListAdjoints, Sweep):
         name = stmt.prim.name
         out = stmt.outs[0]
         if name == "list.append":
-            dl = self.list_adjoint(out)
-            if self.active(stmt.args[1]) and dl is not None:
-                position = saved[stmt]
-                value = self.L.apply("getitem", [dl, position], {"index": (Slot(1),)}, hint="d" + out.hint)
-                self.accumulate(stmt.args[1], value)
+            return self.back_list_append(stmt, subst, saved)
+        if name == "list.pop":            # its item's cotangent came back through L[-1]
             return
         x_now = mapped(out, subst)
         old = saved[stmt]

@@ -509,6 +509,8 @@ class CallLowering:
         if is_atom(obj) and isinstance(obj.type, A.ListOf) or isinstance(obj, StaticList):
             if name == "append" and len(args) == 1 and not kwargs:
                 return self.list_append(obj, args[0], node)
+            if name == "pop" and not kwargs:
+                return self.list_pop(obj, args, node)
         if isinstance(obj, dict):
             if name in ("keys", "values", "items") and not args:
                 keys = self.dict_keys(obj)
@@ -554,6 +556,21 @@ class CallLowering:
             lst.type = A.ListOf(value.type)      # the first append types an empty list
         self.apply("list.append", [lst, value], hint=getattr(lst, "hint", "items"))
         return None
+
+    def list_pop(self, lst, args, node):
+        """``L.pop()``: the last item, read as ``L[-1]``, then the list without it (a list
+        literal shrinks at compile time)."""
+        if args and not (isinstance(args[0], ir.Const) and args[0].value == -1):
+            raise self.error(UnsupportedSyntaxError, "`.pop(i)` of a list is supported for the last item only",
+                             node, "use `.pop()`: a list is a stack here")
+        if isinstance(lst, StaticList):
+            if not lst:
+                raise self.error(SstadTypeError, "pop from an empty list", node)
+            self.rebind_static(lst, StaticList(lst[:-1]))
+            return lst[-1]
+        item = self.subscript(lst, (ir.Const(-1),), node)
+        self.apply("list.pop", [lst], hint=getattr(lst, "hint", "items"))
+        return item
 
 
 # --- builtins --------------------------------------------------------------------

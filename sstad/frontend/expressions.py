@@ -76,6 +76,8 @@ class ExpressionLowering:
                                  "use (...).any() or (...).all(), or compare a scalar")
             if isinstance(value.type, A.Scalar) and value.type.dtype == np.bool_:
                 return value
+            if isinstance(value.type, A.ListOf):         # `while stack:`: not empty
+                return self.apply("op.gt", [self.apply("builtin.len", [value], hint="n"), ir.Const(0)], hint="c")
             return self.apply("op.truth", [value], hint="c")
         return TRUE if value else FALSE
 
@@ -296,7 +298,9 @@ class ExpressionLowering:
                 return first
             cond = self.truth(first, values[0])
             rest = lambda: chain(values[1:])   # noqa: E731
-            keep = lambda: first               # noqa: E731
+            # a list's truth stands for it (`while stack and n < 7:`; a list and a bool do not join)
+            kept = cond if is_atom(first) and isinstance(first.type, A.ListOf) else first
+            keep = lambda: kept                # noqa: E731
             if isinstance(node.op, gast.And):
                 return self.branch(cond, rest, keep, hint="c")
             return self.branch(cond, keep, rest, hint="c")
