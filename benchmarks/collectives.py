@@ -10,8 +10,9 @@
 3. overlap: an MLP's gradient alone, then with its averaging after the backward sweep
    returns (``dist.average``), then averaged by ``data_parallel`` (each bucket started in
    the backward sweep, waited for at the end).
-Every set of variants is timed in alternating turns (a shared machine's load then weighs
-on each alike); each line gives medians over the rounds, the slowest rank's.  Set
+Every set of variants is timed in turns, the order rotating each round (a shared
+machine's load then weighs on each alike); each line gives medians over the rounds, the
+slowest rank's.  Set
 ``MPIR_CVAR_ASYNC_PROGRESS=1`` (MPICH) to let MPI move data while the sweep computes.
 """
 import sys
@@ -28,16 +29,17 @@ ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 15
 
 
 def median_ms(*fns):
-    """Median milliseconds of each function over ROUNDS alternating rounds (after one
-    warm-up round); per rank, then the slowest rank's."""
+    """Median milliseconds of each function over ROUNDS rounds (after one warm-up
+    round), each round in another rotation of the order (what runs just before a
+    variant weighs on each alike); per rank, then the slowest rank's."""
     times = [[] for _ in fns]
     for k in range(ROUNDS + 1):
-        for fn, kept in zip(fns, times):
+        for i in [(k + j) % len(fns) for j in range(len(fns))]:
             COMM.Barrier()
             start = time.perf_counter()
-            fn()
+            fns[i]()
             if k:
-                kept.append(time.perf_counter() - start)
+                times[i].append(time.perf_counter() - start)
     return [COMM.allreduce(float(np.median(t)), op=MPI.MAX) * 1e3 for t in times]
 
 

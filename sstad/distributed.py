@@ -24,8 +24,8 @@ from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import PRIMITIVES
 from sstad.runtime.collectives import (  # noqa: F401  (the primitives, as users call them)
-    CollectiveError, all_gather, all_reduce, all_to_all, barrier, broadcast, clip_by_global_norm, ppermute,
-    rank, reduce, reduce_scatter, world, world_size)
+    CollectiveError, all_gather, all_reduce, all_to_all, barrier, broadcast, check_layouts, clip_by_global_norm,
+    ppermute, rank, reduce, reduce_scatter, world, world_size)
 
 __all__ = ["rank", "world_size", "barrier", "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
            "all_to_all", "ppermute", "clip_by_global_norm", "CollectiveError", "data_parallel", "DataParallel", "average"]
@@ -149,6 +149,7 @@ class DataParallel:
             grads = self.grad_fn(*args)
             if self.compiles:
                 self._plan(args, grads)
+                _check_sizes(self._plans[_shapes(args)].fn.nbytes)
             return average(grads, bucket_mb=self.bucket_mb, clip_norm=self.clip_norm)
         grads = compiled(*args)
         if self.clip_norm is None:
@@ -171,6 +172,22 @@ class DataParallel:
         if self.compiled(args) is None:
             self._plan(args, self.grad_fn(*args))
         return dump(self.compiled(args).fn, *args, emit=emit)
+
+
+def _check_sizes(nbytes):
+    """Every rank's gradients have the same sizes (else ``CollectiveError`` on every rank,
+    before any bucket moves): checked once per plan, not at every step."""
+    comm = world()
+    if comm.Get_size() == 1:
+        return
+    mine = np.array(nbytes, dtype=np.int64)
+    check_layouts(comm, "data_parallel (the number of gradients)", mine)
+    every = np.empty((comm.Get_size(), mine.size), dtype=np.int64)
+    comm.Allgather(mine, every)
+    for r in range(every.shape[0]):
+        if not np.array_equal(every[r], every[0]):
+            raise CollectiveError(f"data_parallel: the ranks' gradients differ in size: rank 0 has "
+                                  f"{every[0].tolist()} bytes, rank {r} has {every[r].tolist()}")
 
 
 def _shapes(args):

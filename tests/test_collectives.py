@@ -130,6 +130,15 @@ def test_data_parallel_mlp_matches_one_process(cache_dir):
     assert "largest parameter difference" in result.stdout
 
 
+@needs_mpiexec
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_data_parallel_across_ranks(backend, cache_dir):
+    """Overlapped averages equal averaging after the sweep (float64, float32 and a float),
+    a barrier in compiled code waits, mismatched gradients raise on every rank."""
+    out = passed(mpiexec(2, "data_parallel.py", backend, cache=cache_dir, timeout=900))
+    assert out.count("ok ") == 4, out
+
+
 def test_buckets_follow_the_backward_order_and_the_size_bound():
     leaves = [np.zeros(1000), np.zeros(10), np.zeros(10, dtype=np.float32), np.zeros(10), 1.0]
     assert dist.buckets(leaves, bucket_mb=1) == [[4, 3], [2], [1, 0]]
