@@ -6,8 +6,9 @@ function takes minutes.  :func:`outline_module` cuts every block heavier than ``
 into consecutive parts of about ``limit`` primitive applications, each a function whose
 parameters are the values it reads from before and whose results are the values read
 after it; the block becomes a sequence of calls.  A part never splits a statement: a
-loop or branch whose body is heavy is outlined inside, so the part that holds it stays
-small.  Arrays are passed by reference, so in-place writes inside a part are seen by
+branch whose body is heavy is outlined inside, so the part that holds it stays small; a
+loop is not (a call in each iteration costs run time), so a heavy loop is a part of its
+own.  Arrays are passed by reference, so in-place writes inside a part are seen by
 the caller, as they would be in one function.
 
 The original module is left as it is: parts reuse its statements and variables.
@@ -96,13 +97,11 @@ class Outliner:
         return ir.Call(list(outs), fn, list(ins), loc)
 
     def statement(self, stmt):
-        if weight(stmt, self.weights) <= self.limit or isinstance(stmt, (ir.Apply, ir.Call)):
+        """A heavy branch is outlined inside; a loop stays whole (a call per iteration
+        would cost run time in the hot loop), and becomes a part of its own."""
+        if weight(stmt, self.weights) <= self.limit or not isinstance(stmt, ir.If):
             return stmt
-        if isinstance(stmt, ir.If):
-            return ir.If(stmt.outs, stmt.cond, self.block(stmt.then), self.block(stmt.orelse), stmt.loc)
-        if isinstance(stmt, ir.While):
-            return ir.While(stmt.outs, stmt.inits, self.block(stmt.cond), self.block(stmt.body), stmt.loc)
-        return ir.For(stmt.outs, stmt.inits, stmt.start, stmt.stop, stmt.step, self.block(stmt.body), stmt.loc)
+        return ir.If(stmt.outs, stmt.cond, self.block(stmt.then), self.block(stmt.orelse), stmt.loc)
 
 
 def outline_module(module, limit):
