@@ -321,23 +321,27 @@ def flatten_runtime(value):
     field of a dataclass declared ``field(metadata={"static": True})`` is static whatever
     it holds (a hashable value: it is part of the signature)."""
     leaves = []
+    return _walk_runtime(value, leaves), leaves
 
-    def walk(v):
-        if isinstance(v, (bool, int, float, complex, np.generic, np.ndarray, *A.ARRAY_TYPES)):
-            if isinstance(v, np.ndarray) and v.dtype == object:
-                raise UnsupportedSyntaxError("arrays of Python objects are not supported")
-            leaves.append(v)
-            return ("leaf",)
-        layout = object_layout(v)
-        if layout is not None:
-            return ("object", layout, tuple(static_field(layout, name, x) if name in layout[2] else walk(x)
-                                            for name, x in zip(layout[1], object_values(v, layout))))
-        if isinstance(v, (list, tuple)):
-            return ("list" if isinstance(v, list) else "tuple", tuple(walk(x) for x in v))
-        if isinstance(v, dict):
-            return ("dict", tuple(v), tuple(walk(x) for x in v.values()))
-        return ("static", v)
-    return walk(value), leaves
+
+def _walk_runtime(v, leaves):
+    """(A module-level function, not a closure: a recursive closure is a reference cycle
+    that would keep the caller's arrays alive until the next garbage collection.)"""
+    if isinstance(v, (bool, int, float, complex, np.generic, np.ndarray, *A.ARRAY_TYPES)):
+        if isinstance(v, np.ndarray) and v.dtype == object:
+            raise UnsupportedSyntaxError("arrays of Python objects are not supported")
+        leaves.append(v)
+        return ("leaf",)
+    layout = object_layout(v)
+    if layout is not None:
+        fields = zip(layout[1], object_values(v, layout))
+        return ("object", layout, tuple(static_field(layout, name, x) if name in layout[2] else _walk_runtime(x, leaves)
+                                        for name, x in fields))
+    if isinstance(v, (list, tuple)):
+        return ("list" if isinstance(v, list) else "tuple", tuple(_walk_runtime(x, leaves) for x in v))
+    if isinstance(v, dict):
+        return ("dict", tuple(v), tuple(_walk_runtime(x, leaves) for x in v.values()))
+    return ("static", v)
 
 
 def static_field(layout, name, value):

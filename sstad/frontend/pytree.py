@@ -127,23 +127,24 @@ LEAF = ("leaf",)
 def flatten(value):
     """``(treedef, leaves)``: the atoms of a structure, and the structure around them."""
     leaves = []
+    return _walk(value, leaves), leaves
 
-    def walk(v):
-        if is_atom(v):
-            leaves.append(v)
-            return LEAF
-        if isinstance(v, StaticList):
-            return ("list", tuple(walk(x) for x in v))
-        if isinstance(v, (PytreeObject, NamedTupleValue)):
-            statics = v.layout[2]
-            return ("object", v.layout, tuple(("static", x) if name in statics else walk(x)
-                                              for name, x in zip(v.layout[1], v.values)))
-        if type(v) is tuple:
-            return ("tuple", tuple(walk(x) for x in v))
-        if type(v) is dict:
-            return ("dict", tuple(v), tuple(walk(x) for x in v.values()))
-        return ("static", v)
-    return walk(value), leaves
+
+def _walk(v, leaves):
+    if is_atom(v):
+        leaves.append(v)
+        return LEAF
+    if isinstance(v, StaticList):
+        return ("list", tuple(_walk(x, leaves) for x in v))
+    if isinstance(v, (PytreeObject, NamedTupleValue)):
+        statics = v.layout[2]
+        return ("object", v.layout, tuple(("static", x) if name in statics else _walk(x, leaves)
+                                          for name, x in zip(v.layout[1], v.values)))
+    if type(v) is tuple:
+        return ("tuple", tuple(_walk(x, leaves) for x in v))
+    if type(v) is dict:
+        return ("dict", tuple(v), tuple(_walk(x, leaves) for x in v.values()))
+    return ("static", v)
 
 
 def unflatten(treedef, leaves, list_type=StaticList):
@@ -151,22 +152,24 @@ def unflatten(treedef, leaves, list_type=StaticList):
     Objects become values for the lowering (:class:`PytreeObject`, :class:`NamedTupleValue`)
     and, for run-time output (``list_type=list``), instances of their own types."""
     make_object = lowering_object if list_type is StaticList else build_object
-    it = iter(leaves)
+    return _build(treedef, iter(leaves), list_type, make_object)
 
-    def build(d):
-        kind = d[0]
-        if kind == "leaf":
-            return next(it)
-        if kind == "list":
-            return list_type(build(x) for x in d[1])
-        if kind == "tuple":
-            return tuple(build(x) for x in d[1])
-        if kind == "dict":
-            return dict(zip(d[1], (build(x) for x in d[2])))
-        if kind == "object":
-            return make_object(d[1], [build(x) for x in d[2]])
-        return d[1]
-    return build(treedef)
+
+def _build(d, it, list_type, make_object):
+    """(Not a closure: a recursive closure is a reference cycle that keeps the leaves, often
+    large arrays, alive until the next garbage collection.)"""
+    kind = d[0]
+    if kind == "leaf":
+        return next(it)
+    if kind == "list":
+        return list_type(_build(x, it, list_type, make_object) for x in d[1])
+    if kind == "tuple":
+        return tuple(_build(x, it, list_type, make_object) for x in d[1])
+    if kind == "dict":
+        return dict(zip(d[1], (_build(x, it, list_type, make_object) for x in d[2])))
+    if kind == "object":
+        return make_object(d[1], [_build(x, it, list_type, make_object) for x in d[2]])
+    return d[1]
 
 
 def same_static(a, b):
