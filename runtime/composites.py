@@ -11,8 +11,18 @@ literal parameter): sstad reports it at the user's call.  ``NotImplementedError`
 The definitions live in ``composites_*.py`` by family; this module holds the registry
 and the helpers they share.
 """
-COMPOSITES: dict = {}        # id(numpy function) -> its definition here
+import types
+
+COMPOSITES: dict = {}        # key_of(numpy function) -> its definition here
 RANGE = tuple(range(64))
+
+
+def key_of(fn):
+    """A function's registry key: its identity, or (owner, name) for a bound method such as
+    ``scipy.stats.norm.logpdf`` (a new object each time the attribute is read)."""
+    if isinstance(fn, types.MethodType):
+        return (id(fn.__self__), fn.__func__.__name__)
+    return id(fn)
 
 
 def composite(*functions):
@@ -20,7 +30,7 @@ def composite(*functions):
     def register(definition):
         for fn in functions:
             if fn is not None:               # a name this NumPy lacks (np.trapz in NumPy 2.4)
-                COMPOSITES[id(fn)] = definition
+                COMPOSITES[key_of(fn)] = definition
         return definition
     return register
 

@@ -5,12 +5,20 @@ function (what compiled code runs), so one emitted text serves both backends.
 """
 import numpy as np
 from numba import njit
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 AXIS_REDUCTIONS = "max min amax amin prod mean var std any all".split()
-__all__ = [f"{name}_axis" for name in AXIS_REDUCTIONS]
+__all__ = [f"{name}_axis" for name in AXIS_REDUCTIONS] + ["check"]
+
+
+@register_jitable
+def check(condition, message):
+    """``assert condition, message`` in compiled code (an expression: it returns True)."""
+    if not condition:
+        raise AssertionError(message)
+    return True
 
 
 @njit
@@ -192,3 +200,12 @@ def _sorted_lines(arg):
 overload(sort_axis)(_sorted_lines(False))
 overload(argsort_axis)(_sorted_lines(True))
 __all__ += ["sort_axis", "argsort_axis"]
+
+
+# --- `assert` --------------------------------------------------------------------------
+from sstad.runtime import abstract as A  # noqa: E402
+from sstad.runtime.primitive import Primitive, declare, literal  # noqa: E402
+
+Primitive("builtin.assert", check, lambda avals, params: A.Scalar(np.dtype(np.bool_), weak=True),
+          lambda args, params, avals: f"rt.check({args[0]}, {literal(params['message'])})")
+declare("builtin.assert", effect=True, nondiff=True)     # kept, never moved, no derivative

@@ -209,6 +209,55 @@ def _index_add_impl(x, values, *rest, index):
 Primitive("index_add", _index_add_impl, lambda avals, params: avals[0], _index_add_emit, mutates=True)
 
 
+def index_add_at(x, positions, values):
+    """``x.flat[positions] += values`` where repeated positions add up (x C-contiguous)."""
+    np.add.at(x.reshape(-1), np.ravel(positions), np.ravel(values))
+    return x
+
+
+@overload(index_add_at)
+def _index_add_at_numba(x, positions, values):
+    if isinstance(values, types.Array):
+        def impl(x, positions, values):
+            flat, where, v = x.reshape(-1), positions.ravel(), values.ravel()
+            for k in range(where.size):
+                flat[where[k]] += v[k]
+            return x
+        return impl
+
+    def impl_number(x, positions, values):
+        flat, where = x.reshape(-1), positions.ravel()
+        for k in range(where.size):
+            flat[where[k]] += values
+        return x
+    return impl_number
+
+
+def _tuple_pattern(items, avals):
+    """Leading slices, then 1-d integer arrays: the index ``rt.index_add`` loops over."""
+    kinds = ["slice" if isinstance(i, slice) else "array" if isinstance(i, Slot) and isinstance(avals[i], A.Array)
+             and avals[i].ndim == 1 and avals[i].dtype.kind in "iu" else "other" for i in items]
+    n = kinds.index("array") if "array" in kinds else len(kinds)
+    return n < len(kinds) and all(k == "slice" for k in kinds[:n]) and all(k == "array" for k in kinds[n:])
+
+
+from sstad.runtime.primitive import lowering  # noqa: E402
+
+
+@lowering("numba", "index_add")
+def _index_add_numba_emit(args, params, avals):
+    """Other mixes of integers, slices and integer arrays (``x[[0, 1], :, :]``,
+    ``x[3, 2:, [1, 3]]``): the flat positions the same read gives, read from an array of
+    positions as the forward read is written, so Numba lays them out as it laid out the read."""
+    items = params["index"]
+    text = _index_add_emit(args, params, avals)
+    if not text.startswith("rt.index_add(") or _tuple_pattern(items, avals):
+        return text
+    x = args[0]
+    positions = f"np.arange({x}.size).reshape({x}.shape)[{index_text(items, args)}]"
+    return f"rt.index_add_at({x}, {positions}, {args[1]})"
+
+
 # --- take, sort: indexing by computed positions ----------------------------------
 from sstad.runtime.primitive import defvjp, emit_call, nondiff, numpy_primitive  # noqa: E402
 

@@ -47,6 +47,16 @@ def erfc(x):
     return sc.erfc(x)
 
 
+def erfinv(x):
+    """``scipy.special.erfinv(x)``."""
+    return sc.erfinv(x)
+
+
+def erfcinv(x):
+    """``scipy.special.erfcinv(x)``."""
+    return sc.erfcinv(x)
+
+
 def gammaln(x):
     """``scipy.special.gammaln(x)``: log |Gamma(x)|."""
     return sc.gammaln(x)
@@ -94,7 +104,8 @@ def log_softmax(x, axis=None):
 
 
 # --- primitives and how they are printed -------------------------------------------
-ELEMENTWISE = {"expit": expit, "logit": logit, "erf": erf, "erfc": erfc, "gammaln": gammaln,
+ELEMENTWISE = {"expit": expit, "logit": logit, "erf": erf, "erfc": erfc, "erfinv": erfinv,
+               "erfcinv": erfcinv, "gammaln": gammaln,
                "digamma": digamma, "polygamma": polygamma, "xlogy": xlogy, "xlog1py": xlog1py,
                "multigammaln": multigammaln}
 
@@ -178,7 +189,8 @@ def _by_position(name, fn, nin):
     SCIPY[id(fn)] = translate
 
 
-for _name, _nin in (("expit", 1), ("logit", 1), ("erf", 1), ("erfc", 1), ("gammaln", 1),
+for _name, _nin in (("expit", 1), ("logit", 1), ("erf", 1), ("erfc", 1), ("erfinv", 1), ("erfcinv", 1),
+                    ("gammaln", 1),
                     ("digamma", 1), ("xlogy", 2), ("xlog1py", 2)):
     _by_position("special." + _name, getattr(sc, _name), _nin)
 
@@ -223,6 +235,7 @@ from sstad.runtime.broadcast import unbroadcast  # noqa: E402
 from sstad.runtime.primitive import defvjp  # noqa: E402
 
 TWO_OVER_SQRT_PI = 1.1283791670955126
+SQRT_PI_OVER_2 = 0.886226925452758
 
 
 @defvjp("special.expit")
@@ -243,6 +256,16 @@ def _(x, out, dout):
 @defvjp("special.erfc")
 def _(x, out, dout):
     return (-(dout * TWO_OVER_SQRT_PI * np.exp(-(x * x))),)
+
+
+@defvjp("special.erfinv")
+def _(x, out, dout):
+    return (dout * SQRT_PI_OVER_2 * np.exp(out * out),)
+
+
+@defvjp("special.erfcinv")
+def _(x, out, dout):
+    return (-(dout * SQRT_PI_OVER_2 * np.exp(out * out)),)
 
 
 @defvjp("special.gammaln")
@@ -346,6 +369,55 @@ def _erf(x):
 @register_jitable
 def _erfc(x):
     return math.erfc(x)
+
+
+@register_jitable
+def _erfinv_central(y):
+    """erf(x) = y for |y| <= 0.5: Giles' single-precision guess, then Newton steps."""
+    w = -math.log((1.0 - y) * (1.0 + y)) - 2.5
+    p = 2.81022636e-08
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+              -0.00417768164, 0.246640727, 1.50140941):
+        p = c + p * w
+    x = p * y
+    for _ in range(4):
+        x -= (math.erf(x) - y) / (TWO_OVER_SQRT_PI * math.exp(-x * x))
+    return x
+
+
+@register_jitable
+def _erfcinv_tail(t):
+    """erfc(x) = t for 0 < t <= 0.5: Newton steps on log erfc (erfc underflows long
+    before its logarithm loses digits), from log erfc(x) ~ -x^2 - log(x sqrt(pi))."""
+    w = -math.log(t)
+    x = math.sqrt(max(w - math.log(1.7724538509055159 * math.sqrt(w)), 0.05))
+    for _ in range(40):
+        e = math.erfc(x)
+        step = (math.log(e) + w) * e / (-TWO_OVER_SQRT_PI * math.exp(-x * x))
+        x -= step
+        if abs(step) <= 1e-16 * x:
+            break
+    return x
+
+
+@register_jitable
+def _erfinv(y):
+    if not abs(y) < 1.0:
+        return math.copysign(math.inf, y) if abs(y) == 1.0 else math.nan
+    if abs(y) <= 0.5:
+        return _erfinv_central(y)
+    return math.copysign(_erfcinv_tail(1.0 - abs(y)), y)      # 1 - |y| is exact here
+
+
+@register_jitable
+def _erfcinv(t):
+    if not 0.0 < t < 2.0:
+        return math.inf if t == 0.0 else (-math.inf if t == 2.0 else math.nan)
+    if t < 0.5:
+        return _erfcinv_tail(t)
+    if t > 1.5:
+        return -_erfcinv_tail(2.0 - t)
+    return _erfinv_central(1.0 - t)
 
 
 @register_jitable
@@ -534,7 +606,8 @@ def _elementwise_2(fn, kernel):
         return lambda x, y: out(kernel(np.float64(x), np.float64(y)))
 
 
-for _fn, _kernel in ((expit, _expit), (logit, _logit), (erf, _erf), (erfc, _erfc), (gammaln, _gammaln),
+for _fn, _kernel in ((expit, _expit), (logit, _logit), (erf, _erf), (erfc, _erfc), (erfinv, _erfinv),
+                     (erfcinv, _erfcinv), (gammaln, _gammaln),
                      (digamma, _digamma)):
     _elementwise_1(_fn, _kernel)
 for _fn, _kernel in ((polygamma, _polygamma), (xlogy, _xlogy), (xlog1py, _xlog1py)):

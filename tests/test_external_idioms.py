@@ -249,3 +249,117 @@ def test_pop_at_an_index_is_refused():
         return items.pop(0)
     with pytest.raises(sstad.errors.UnsupportedSyntaxError, match="last item only"):
         sstad.jit(pop_first)(1.0)
+
+
+# --- scipy.stats distributions' methods and scipy.special inverses (they were refused) ---
+
+import scipy.stats as stats  # noqa: E402
+
+
+def normal_and_student(x, loc, scale):
+    return (stats.norm.logpdf(x, loc, scale) + stats.norm.pdf(x, loc=loc, scale=scale)
+            + stats.norm.cdf(x, loc, scale) + stats.norm.logcdf(x, loc, scale) + stats.norm.sf(x, loc)
+            + stats.norm.logsf(x, scale=scale) + stats.t.logpdf(x, scale + 1.0, loc, scale)
+            + stats.t.pdf(x, 3.0, loc=loc))
+
+
+def counts_and_positive_densities(x, a, b):
+    return (stats.gamma.logpdf(x, a, scale=b) + stats.gamma.pdf(x + 0.5, a, 0.1, b)
+            + stats.beta.logpdf(x / 4.0, a, b) + stats.beta.pdf(x / 4.0, a, b, loc=-0.1)
+            + stats.poisson.logpmf(np.array([0.0, 1.0, 3.0]), a + b) + stats.poisson.pmf(2.0, a))
+
+
+FULL_COV = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 1.5]])
+
+
+def multivariate_densities(x, mean, cov, alpha):
+    points = np.stack([x, 2.0 * x])
+    return (stats.multivariate_normal.logpdf(x, mean, cov)
+            + np.sum(stats.multivariate_normal.logpdf(points, mean, FULL_COV))
+            + stats.multivariate_normal.pdf(x, cov=2.0) + stats.multivariate_normal.logpdf(x)
+            + stats.dirichlet.logpdf(np.array([0.2, 0.3, 0.5]), alpha)
+            + stats.dirichlet.pdf(np.array([0.2, 0.3, 0.5]), alpha))
+
+
+def inverse_error_functions(y):
+    return sc.erfinv(y) * sc.erfcinv(y + 1.0) + sc.erfcinv(0.5 * y + 0.6)
+
+
+def log_normal_cdf(x):
+    return sc.log_ndtr(x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_normal_and_student_t(backend):
+    args = (rng.normal(size=(4, 3)), rng.normal(size=(1, 3)), rng.normal(size=(4, 1)) ** 2 + 1.1)
+    check_grads(normal_and_student, args, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gamma_beta_poisson(backend):
+    args = (rng.uniform(0.5, 2.0, 3), rng.uniform(1.5, 3.0, 3), rng.uniform(1.5, 3.0, 3))
+    check_grads(counts_and_positive_densities, args, backend=backend)
+    outside = sstad.jit(counts_and_positive_densities, backend=backend)(-np.ones(3), np.ones(3), np.ones(3))
+    assert np.all(outside == -np.inf)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_multivariate_normal_and_dirichlet(backend):
+    """SciPy reads the covariance's lower triangle only: so must the gradient."""
+    args = (rng.normal(size=3), rng.normal(size=3), FULL_COV + np.triu(rng.normal(size=(3, 3)), 1),
+            rng.uniform(1.2, 2.0, 3))
+    check_grads(multivariate_densities, args, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_erfinv_erfcinv_log_ndtr(backend):
+    check_grads(inverse_error_functions, (np.linspace(-0.95, 0.95, 5),), order=2, backend=backend)
+    far = np.array([-60.0, -25.0, -20.0, -19.9, -3.0, 0.0, 0.5, 7.0])
+    check_grads(log_normal_cdf, (far,), backend=backend)
+    assert np.allclose(sstad.jit(log_normal_cdf, backend=backend)(far), sc.log_ndtr(far), rtol=1e-14, atol=0)
+    y = np.concatenate([np.linspace(-0.999, 0.999, 41), [-1.0, 1.0]])
+    t = np.concatenate([np.logspace(-300, -1, 30), np.linspace(0.1, 1.99, 30), [0.0, 2.0]])
+    got = sstad.jit(lambda y, t: (sc.erfinv(y), sc.erfcinv(t)), backend=backend)(y, t)
+    assert np.allclose(got[0], sc.erfinv(y), rtol=1e-14, atol=0)
+    assert np.allclose(got[1], sc.erfcinv(t), rtol=1e-14, atol=0)
+
+
+# --- assert on data inside compiled code (it was refused) ------------------------------
+
+def checked_growth(x, n):
+    assert len(x) == 3
+    for i in range(n):
+        assert x[i] > -5.0, "entries must exceed -5"
+        x = x * 1.5
+    assert np.all(np.isfinite(x))
+    return np.sum(np.sin(x))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_assert_checks_at_run_time(backend):
+    check_grads(checked_growth, (np.array([0.3, -0.2, 1.0]), 2), backend=backend)
+    compiled = sstad.jit(checked_growth, backend=backend)
+    with pytest.raises(AssertionError, match="entries must exceed -5"):
+        compiled(np.array([-6.0, 1.0, 2.0]), 2)
+    with pytest.raises(AssertionError, match=r"test_external_idioms.py:\d+: assert len\(x\) == 3"):
+        compiled(np.ones(4), 2)
+
+
+# --- gradients of integer-array reads mixed with slices and integers, under Numba --------
+
+def rows_by_list(x):
+    return x[[0, 1, 2], :, :]
+
+
+def integer_slice_and_list(x):
+    return x[3, 2:, [1, 3]]
+
+
+def repeated_rows(x):
+    return x[[0, 2, 0], 1:, :] * x[1, :, [0, 0, 2]]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [rows_by_list, integer_slice_and_list, repeated_rows])
+def test_list_index_mixed_with_slices(fn, backend):
+    check_grads(fn, (rng.normal(size=(5, 4, 4)),), backend=backend)

@@ -6,6 +6,9 @@ and loop conditions test the flags.  What remains is structured control flow onl
 """
 from __future__ import annotations
 
+import linecache
+import os
+
 import gast
 
 from sstad.errors import AliasingError, SstadTypeError, UnsupportedSyntaxError
@@ -32,7 +35,6 @@ UNSUPPORTED_STATEMENTS = {
                       "import at module level; sstad resolves module names through globals"),
     gast.Raise: ("`raise` on a path that depends on run-time values is not supported in compiled "
                  "code", "check inputs before calling"),
-    gast.Assert: ("`assert` is not supported in compiled code", "check inputs before calling"),
 }
 
 
@@ -88,6 +90,19 @@ class StatementLowering:
 
     def stmt_Pass(self, node):
         pass
+
+    def stmt_Assert(self, node):
+        """``assert test, message``: checked at run time, raising AssertionError as Python
+        does (with the message if it is a string constant, else the file, line and test)."""
+        cond = self.truth(self.expr(node.test), node.test)
+        if isinstance(cond, ir.Const) and cond.value:
+            return
+        message = node.msg.value if isinstance(node.msg, gast.Constant) and isinstance(node.msg.value, str) else None
+        if message is None:
+            loc = self.loc_of(node)
+            line = linecache.getline(loc.file, loc.line).strip()
+            message = f"{os.path.basename(loc.file)}:{loc.line}: {line}"
+        self.apply("builtin.assert", [cond], {"message": message}, hint="checked")
 
     def stmt_Expr(self, node):
         if isinstance(node.value, gast.Constant) and isinstance(node.value.value, str):
