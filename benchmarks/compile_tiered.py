@@ -30,7 +30,7 @@ DRIVER = textwrap.dedent('''
     calls = 1
     while True:
         compiled = compiled or next(iter(g._compiled.values()))
-        native = compiled.ready(g.backend, None).name == "numba"
+        native = compiled.ready(g.backend).name == "numba"
         t = time.perf_counter()
         value = g(0.7, x, 3)
         calls += 1

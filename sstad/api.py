@@ -49,22 +49,26 @@ class Compiled:
             self._callables[backend.name] = backend.load(self.source(backend), self.module, self.fn.__name__)
         return self._callables[backend.name]
 
-    def ready(self, backend, leaves):
-        """``backend`` if its code for ``leaves`` is compiled, else the python backend,
-        while ``backend`` compiles in a background thread (started by the first call).
-        A failed background compilation raises its error here, on the next call."""
+    def ready(self, backend):
+        """``backend`` if its code is compiled (see :meth:`compile_in_background`), else
+        the python backend.  A failed background compilation raises its error here."""
         backend = get_backend(backend)
         if backend.name == "python":
             return backend
         job = self._background.get(backend.name)
-        if job is None:
-            job = self._background[backend.name] = _Background(self, backend, leaves)
-        if not job.done.is_set():
+        if job is None or not job.done.is_set():
             return get_backend("python")
         if job.error is not None:
             error, job.error = job.error, None
             raise error
         return backend
+
+    def compile_in_background(self, backend, leaves):
+        """Start compiling ``backend``'s code for arguments like ``leaves`` in a thread
+        (once; after the first result, so the thread does not delay it)."""
+        backend = get_backend(backend)
+        if backend.name != "python" and backend.name not in self._background:
+            self._background[backend.name] = _Background(self, backend, leaves)
 
     def leaves(self, args):
         _, leaves = flatten_runtime(args)
@@ -135,8 +139,11 @@ class Jitted:
             compiled = self.specialise(args)
             leaves = compiled.leaves(args)
         try:
-            backend = compiled.ready(self.backend, leaves) if self.tiered else self.backend
-            return compiled.run(backend, leaves)
+            if not self.tiered:
+                return compiled.run(self.backend, leaves)
+            out = compiled.run(compiled.ready(self.backend), leaves)
+            compiled.compile_in_background(self.backend, leaves)
+            return out
         except Exception as exc:
             error = self.backend.translate_error(exc, self.fn.__name__, compiled.module.entry.loc)
             if error is None:

@@ -32,7 +32,7 @@ def test_the_first_call_runs_python_and_later_calls_run_numba():
     job = background(g)
     assert job.done.wait(300) and job.error is None
     (compiled,) = g._compiled.values()
-    assert compiled.ready(g.backend, None).name == "numba"
+    assert compiled.ready(g.backend).name == "numba"
     assert "numba" in compiled._callables and len(compiled._callables["numba"].overloads) == 1
     np.testing.assert_allclose(g(x, 1.5), expected, rtol=1e-14)
 
