@@ -31,6 +31,12 @@ def _session_cache():
     return path
 
 
+# The cuda backend's tests (tests/cuda/, the examples in docs/gpu.md) run on Numba's CUDA
+# simulator unless NUMBA_ENABLE_CUDASIM=0 asks for a GPU.  numba.cuda reads the variable
+# once, when it is first imported (sstad imports it only when the cuda backend runs), and
+# Numba's CPU compiler does not read it.
+os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+
 # The tests compile into a cache of their own; set SSTAD_CACHE_DIR to keep compiled code
 # between runs instead.
 if not os.environ.get("SSTAD_CACHE_DIR"):

@@ -107,7 +107,7 @@ def test_jit_forms():
         return x + 2.0
     assert bare(1.0) == 2.0 and configured(1.0) == 3.0
     with pytest.raises(ValueError):
-        sstad.jit(cases.promote, backend="cuda")
+        sstad.jit(cases.promote, backend="tpu")
 
 
 def test_verifier_rejects_a_use_before_definition():

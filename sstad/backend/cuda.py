@@ -48,6 +48,11 @@ class CudaBackend(Backend):
         self.device_results = device_results
 
     def emit(self, module):
+        from numba import cuda
+        if not cuda.is_available():
+            raise BackendError("backend='cuda' needs an NVIDIA GPU and its driver; numba.cuda finds none",
+                               module.entry.loc, "use backend='numba', or set NUMBA_ENABLE_CUDASIM=1 before "
+                               "Python starts to run it on Numba's CUDA simulator (slow)")
         from sstad.backend import cuda_emit
         found = cuda_emit.first_unsupported(module)
         if found:
