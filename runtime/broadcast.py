@@ -40,17 +40,36 @@ def _unbroadcast_numba(g, x):
         gshape = np.array(g.shape)
         xshape = np.ones(g.ndim, np.int64)
         xshape[lead:] = np.array(x.shape)
+        step = np.zeros(g.ndim, np.int64)      # out's stride along each axis of g; 0: summed
+        stride = 1
+        for ax in range(g.ndim - 1, -1, -1):
+            if xshape[ax] != 1:
+                step[ax] = stride
+            stride *= xshape[ax]
         flat = np.ascontiguousarray(g).ravel()
         out = np.zeros(x.size, g.dtype)
-        for k in range(flat.size):
-            rest, xi, stride = k, 0, 1
-            for ax in range(g.ndim - 1, -1, -1):
-                coord = rest % gshape[ax]
-                rest //= gshape[ax]
-                if xshape[ax] != 1:
-                    xi += coord * stride
-                stride *= xshape[ax]
-            out[xi] += flat[k]
+        n = gshape[g.ndim - 1]
+        coord = np.zeros(g.ndim, np.int64)
+        at = 0                                 # out's index of the current row of g
+        for r in range(flat.size // n if n else 0):      # rows along g's last axis
+            first = r * n
+            if step[g.ndim - 1]:
+                for j in range(n):
+                    out[at + j] += flat[first + j]
+            else:
+                total = out[at]
+                for j in range(n):
+                    total += flat[first + j]
+                out[at] = total
+            ax = g.ndim - 2                    # next row: an odometer over the other axes
+            while ax >= 0:
+                coord[ax] += 1
+                at += step[ax]
+                if coord[ax] < gshape[ax]:
+                    break
+                at -= coord[ax] * step[ax]
+                coord[ax] = 0
+                ax -= 1
         return out.reshape(x.shape)
     return impl
 

@@ -11,6 +11,8 @@ from sstad.backend.base import Backend, register
 from sstad.backend import collectives_numba  # noqa: F401  (the numba lowerings of the collectives)
 from sstad.backend.loader import emitted_functions, load_numba, load_python
 from sstad.errors import BackendError
+from sstad.runtime import abstract as A
+from sstad.runtime.primitive import PRIMITIVES, lowering
 
 
 class PythonBackend(Backend):
@@ -50,6 +52,19 @@ class NumbaBackend(Backend):
 
 PYTHON = register(PythonBackend())
 NUMBA = register(NumbaBackend())
+
+
+@lowering("numba", "swapaxes")
+def _swapaxes_emit(args, params, avals):
+    """A matrix's transpose as ``x.T``: Numba types it Fortran-ordered, where
+    ``np.swapaxes`` gives layout 'A', so ``@`` hands it to BLAS transposed instead of
+    copying it first (the ``@`` rule's ``x.T @ dout``)."""
+    pos, kw = params.get("layout", ((), {}))
+    axes = [a for a in pos[1:] if type(a) is int]         # constants (atoms are Slots)
+    if isinstance(avals[0], A.Array) and avals[0].ndim == 2 and not kw and len(axes) == len(pos) - 1 == 2 \
+            and axes[0] % 2 != axes[1] % 2:
+        return f"{args[0]}.T"
+    return PRIMITIVES["swapaxes"].emit(args, params, avals)
 
 
 def _raised_inside_numba(exc):
