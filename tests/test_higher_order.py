@@ -7,13 +7,14 @@ import higher_order_cases as hc
 import sstad
 
 BACKENDS = ("python", "numba")
+SLOW_ON_NUMBA = ("python", pytest.param("numba", marks=pytest.mark.slow))     # a minute of compiling each
 
 
 def central(f, x, h=1e-5):
     return (f(x + h) - f(x - h)) / (2 * h)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", SLOW_ON_NUMBA)
 def test_fourth_derivative_through_a_while_loop(backend):
     d = [hc.grow_until]
     for _ in range(4):
@@ -26,7 +27,7 @@ def test_fourth_derivative_through_a_while_loop(backend):
     assert sstad.jit(sstad.pushforward(d[3]), backend=backend)(x, 1.0)[1] == pytest.approx(d4(x), rel=1e-12)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", SLOW_ON_NUMBA)
 def test_hessian_and_hvp_match_finite_differences_of_the_gradient(backend):
     x = np.array([0.3, -0.5, 1.1, 0.4])
     g = sstad.jit(sstad.grad(hc.branchy_sum), backend=backend)
