@@ -31,7 +31,7 @@ NAMES = """exp exp2 expm1 log log2 log10 log1p sin cos tan arcsin arccos arctan 
 arcsinh arccosh arctanh cbrt""".split()
 DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 # NumPy's float64 sin and cos are scalar loops, no faster than Numba's: calling them would
-# only split a fused expression (benchmarks/simd.py measures every pair)
+# only split a fused expression (docs/performance.md has the measurements)
 SCALAR_IN_NUMPY = {("sin", np.dtype(np.float64)), ("cos", np.dtype(np.float64))}
 __all__ = list(NAMES)
 
@@ -105,19 +105,26 @@ def _run_loop(sym):
 def _define(name):
     ufunc = getattr(np, name)
 
-    def loop(x):
+    def loop(x, scratch=False):
+        """``ufunc(x)``; ``scratch``: nothing else reads ``x``, so compiled code may
+        overwrite it with the result."""
         return ufunc(x)
     loop.__name__ = loop.__qualname__ = name
 
-    @overload(loop)
-    def _numba_loop(x):
+    @overload(loop, prefer_literal=True)
+    def _numba_loop(x, scratch=False):
         sym = LOOPS.get((name, as_dtype(x.dtype))) if isinstance(x, types.Array) else None
         if sym is None:
-            return lambda x: ufunc(x)
+            return lambda x, scratch=False: ufunc(x)
         run = _run_loop(sym)
+        if getattr(scratch, "literal_value", False) and x.layout in "CF":
+            def in_place(x, scratch=False):
+                run(x, x)
+                return x
+            return in_place
         contiguous = x.layout == "C"
 
-        def impl(x):
+        def impl(x, scratch=False):
             src = x if contiguous else np.ascontiguousarray(x)
             out = np.empty(x.shape, x.dtype)
             run(src, out)
@@ -128,7 +135,10 @@ def _define(name):
     def _emit(args, params, avals):
         plain = params == {"layout": ((0,), {})}         # no out=, where=, dtype=
         if plain and isinstance(avals[0], A.Array) and (name, avals[0].dtype) in LOOPS:
-            return f"rt.ufunc_loops.{name}({args[0]})"
+            # an argument fused into this call (an expression, not a variable) is a
+            # fresh array nothing else reads: the result takes its memory
+            scratch = ", True" if args[0].startswith("(") else ""
+            return f"rt.ufunc_loops.{name}({args[0]}{scratch})"
         return emit_call(f"np.{name}")(args, params, avals)
     return loop
 

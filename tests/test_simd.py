@@ -79,6 +79,8 @@ def test_numba_backend_calls_numpys_loops_and_matches_python_exactly():
     text = sstad.dump(layer, *args, emit="numba")
     for name in ("tanh", "exp", "log", "log1p"):
         assert f"rt.ufunc_loops.{name}(" in text
+    # a fused argument is a temporary the result may overwrite; `h`, read again, is not
+    assert "rt.ufunc_loops.tanh((t1 + b), True)" in text and "rt.ufunc_loops.exp(h)" in text
     assert sstad.jit(layer, backend="numba")(*args) == sstad.jit(layer, backend="python")(*args)
 
 
