@@ -3,7 +3,7 @@ import numpy as np
 
 from sstad.runtime import abstract as A
 from sstad.runtime.containers import stacked_emit
-from sstad.runtime.primitive import Primitive, lowering, numpy_primitive, text_of
+from sstad.runtime.primitive import Primitive, Slot, emit_call, lowering, numpy_primitive, text_of
 
 SHAPE_FUNCTIONS = """transpose ravel expand_dims swapaxes moveaxis concatenate stack
 hstack vstack broadcast_to flip fliplr flipud triu tril repeat roll copy
@@ -55,6 +55,24 @@ def _squeeze_emit(args, params, avals):
 
 numpy_primitive("squeeze", np.squeeze, _squeeze_infer)
 lowering("numba", "squeeze")(_squeeze_emit)
+
+
+def _expand_dims_numba(args, params, avals):
+    """Numba's np.expand_dims takes one axis: a tuple of them is a reshape with ones there."""
+    (x, *rest), kw = params["layout"]
+    axis = rest[0] if rest else kw.get("axis")
+    if not isinstance(axis, tuple) or not isinstance(avals[0], A.Array) or any(isinstance(a, Slot) for a in axis):
+        return emit_call("np.expand_dims")(args, params, avals)
+    ndim = avals[0].ndim + len(axis)
+    ones = {a % ndim for a in axis}
+    dims, k = [], 0
+    for j in range(ndim):
+        dims.append("1" if j in ones else f"{text_of(x, args)}.shape[{k}]")
+        k += j not in ones
+    return f"np.ascontiguousarray({text_of(x, args)}).reshape(({', '.join(dims)},))"
+
+
+lowering("numba", "expand_dims")(_expand_dims_numba)
 
 
 # ``x.shape[k]`` and ``x.size``: Python ints at run time.
@@ -238,7 +256,6 @@ def _(x, source, destination, out, dout):
     return (np.moveaxis(dout, destination, source), None, None)
 
 
-from sstad.runtime.primitive import Slot, emit_call  # noqa: E402
 
 
 def _flip_emit(args, params, avals):

@@ -409,3 +409,18 @@ def test_differences_of_a_fast_turning_float32_output():
     x1 = {"w": np.array([[-1.8111], [0.05], [-1.9749], [1.8214]], np.float32),
           "b": np.array([0.072726, -0.289286, 0.878647, 1.461632], np.float32)}
     check(fast_sine_float32, np.array([-1.03423], np.float32), x1)
+
+
+# -- 17. np.expand_dims by a tuple of axes under Numba (its expand_dims takes one axis;
+#        campaign seed 8102) ---------------------------------------------------------------
+
+def expand_dims_by_tuple(x0):
+    t = np.sum(np.expand_dims(x0, axis=(0, -1)), axis=0)
+    return np.cumsum(np.amin(t, axis=0)) + np.sum(np.expand_dims(x0[:2], (1, 0)))
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_expand_dims_by_a_tuple_of_axes(backend):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_grads(expand_dims_by_tuple, (np.array([1.579, 0.686, 1.815, 0.25]),), backend=backend)
