@@ -420,7 +420,7 @@ def test_emitted_code_calls_the_runtime_kernel():
 def test_scipy_special_primitives_have_rules():
     from sstad.runtime.primitive import PRIMITIVES
     names = [n for n in PRIMITIVES if n.startswith("special.")]
-    assert len(names) == 13
+    assert len(names) == 15
     assert all(PRIMITIVES[n].vjp is not None for n in names)
 
 
