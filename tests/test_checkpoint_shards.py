@@ -1,13 +1,13 @@
 """Per-rank shards under ``mpiexec -n 2`` and ``-n 3``: merged, they are byte for byte the
 file one process writes; a unified file loads into each rank's part."""
 import os
-import shutil
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
+from mpi_launcher import MPIEXEC, needs_mpiexec
 from sstad.checkpoint import CheckpointError, load, merge, partition, save, save_shard, shard_path, shard_paths
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -21,13 +21,13 @@ def single(tmp_path):
     return path, path.read_bytes()
 
 
-@pytest.mark.skipif(shutil.which("mpiexec") is None, reason="needs mpiexec (mpi4py and an MPI)")
+@needs_mpiexec
 @pytest.mark.parametrize("ranks", [2, 3])
 def test_shards_of_k_ranks_merge_into_the_single_process_file(tmp_path, ranks):
     path, expected = single(tmp_path)
     out = tmp_path / "out"
     out.mkdir()
-    subprocess.run(["mpiexec", "-n", str(ranks), sys.executable, os.path.join(HERE, "mpi_checkpoint", "shards.py"),
+    subprocess.run([MPIEXEC, "-n", str(ranks), sys.executable, os.path.join(HERE, "mpi_checkpoint", "shards.py"),
                     str(path), str(out)], check=True, timeout=300)
     for name in ("ckpt", "reloaded"):
         shards = shard_paths(out / f"{name}.safetensors", ranks)

@@ -2,7 +2,6 @@
 (scripts in tests/mpi/, launched as subprocesses)."""
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 import time
@@ -13,6 +12,8 @@ import pytest
 import sstad
 from sstad import distributed as dist
 from sstad.testing import check_grads
+
+from mpi_launcher import MPIEXEC, needs_mpiexec
 
 
 def every_collective(x, w):
@@ -80,7 +81,6 @@ def test_bad_op_is_an_error_at_the_users_line():
 
 # --- several ranks: mpiexec in a subprocess ---------------------------------------------
 MPI_DIR = pathlib.Path(__file__).parent / "mpi"
-needs_mpiexec = pytest.mark.skipif(shutil.which("mpiexec") is None, reason="mpiexec is not installed")
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,7 @@ def cache_dir(tmp_path_factory):
 
 def mpiexec(n, script, *args, cache, timeout=120):
     env = dict(os.environ, SSTAD_CACHE_DIR=str(cache), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
-    return subprocess.run(["mpiexec", "-n", str(n), sys.executable, str(MPI_DIR / script), *args],
+    return subprocess.run([MPIEXEC, "-n", str(n), sys.executable, str(MPI_DIR / script), *args],
                           capture_output=True, text=True, timeout=timeout, env=env)
 
 

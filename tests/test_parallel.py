@@ -3,7 +3,6 @@ training steps against one process on the whole batch under mpiexec (tests/mpi_p
 launched as subprocesses)."""
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
@@ -14,6 +13,8 @@ import sstad
 from sstad import optim
 from sstad.parallel import accumulate, bubble_fraction, ravel, schedule, zero
 from sstad.parallel.pipeline import Pipeline
+
+from mpi_launcher import MPIEXEC, needs_mpiexec
 from sstad.parallel.schedules import peak_in_flight
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "mpi_parallel"))
@@ -95,7 +96,6 @@ def test_pipeline_of_one_stage_is_the_gradient():
 
 
 # --- several ranks --------------------------------------------------------------------------
-needs_mpiexec = pytest.mark.skipif(shutil.which("mpiexec") is None, reason="mpiexec is not installed")
 CHECKS = ["accumulate-one-process", "accumulate-across-ranks", "zero-stage-1", "zero-stage-2", "zero-memory",
           "zero-merged-checkpoint", "zero-resumed", "pipeline-gpipe", "pipeline-1f1b", "sync-bn-input-gradient",
           "sync-bn-parameter-gradient", "sync-bn-training"]
@@ -110,7 +110,7 @@ def cache_dir(tmp_path_factory):
 def run_checks(n, folder, cache, backend="python", timeout=240):
     env = dict(os.environ, SSTAD_CACHE_DIR=str(cache), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
     script = pathlib.Path(__file__).parent / "mpi_parallel" / "checks.py"
-    result = subprocess.run(["mpiexec", "-n", str(n), sys.executable, str(script), str(folder), backend],
+    result = subprocess.run([MPIEXEC, "-n", str(n), sys.executable, str(script), str(folder), backend],
                             capture_output=True, text=True, timeout=timeout, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     done = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("ok ")]
