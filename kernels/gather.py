@@ -11,6 +11,18 @@ from numba import cuda
 from sstad.kernels.launch import BLOCK, empty, grid, strided_view
 
 
+@cuda.jit(device=True)
+def _row(idx, i, rows, err):
+    """The row ``idx[i]`` names, wrapped like NumPy's; -1 (and ``err[0] = 1``) when out of bounds."""
+    j = idx[i]
+    if j < 0:
+        j += rows
+    if j < 0 or j >= rows:
+        err[0] = 1
+        return -1
+    return j
+
+
 @cuda.jit
 def _gather(x, idx, out, err):
     """out[i, c] = x[idx[i], c] for 2-d x and out."""
@@ -18,12 +30,8 @@ def _gather(x, idx, out, err):
     while t < out.size:
         i = t // out.shape[1]
         c = t - i * out.shape[1]
-        j = idx[i]
-        if j < 0:
-            j += x.shape[0]
-        if j < 0 or j >= x.shape[0]:
-            err[0] = 1
-        else:
+        j = _row(idx, i, x.shape[0], err)
+        if j >= 0:
             out[i, c] = x[j, c]
         t += cuda.gridsize(1)
 
@@ -35,12 +43,8 @@ def _scatter_add(x, idx, values, err):
     while t < values.size:
         i = t // values.shape[1]
         c = t - i * values.shape[1]
-        j = idx[i]
-        if j < 0:
-            j += x.shape[0]
-        if j < 0 or j >= x.shape[0]:
-            err[0] = 1
-        else:
+        j = _row(idx, i, x.shape[0], err)
+        if j >= 0:
             cuda.atomic.add(x, (j, c), values[i, c])
         t += cuda.gridsize(1)
 
