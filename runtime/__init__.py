@@ -15,4 +15,5 @@ from sstad.runtime.containers import stack_list  # noqa: F401
 from sstad.runtime.einsum import einsum  # noqa: F401  (rt.einsum, with its Numba lowering)
 from sstad.runtime.extern import extern_function  # noqa: F401
 from sstad.runtime import special  # noqa: F401  (scipy.special primitives, emitted as rt.special.*)
+from sstad.runtime import bessel  # noqa: F401  (Bessel functions, emitted as rt.bessel.*)
 from sstad.runtime import ufunc_loops  # noqa: F401  (NumPy's inner loops, emitted as rt.ufunc_loops.*)
