@@ -3,16 +3,19 @@ from __future__ import annotations
 
 import functools
 import threading
+import types
 import warnings
 
 import numba
 import numpy as np
 
 from sstad.backend import cuda, targets  # noqa: F401  (registers the python, numba and cuda backends)
+from sstad.backend import loader
 from sstad.backend.base import BACKENDS, get_backend
 from sstad.backend.python import emit_module
+from sstad.backend.source_key import code_digest, source_key
 from sstad.errors import BackendError
-from sstad.frontend.lower import flatten_runtime, lower
+from sstad.frontend.lower import Capture, ValueGuard, flatten_runtime, lower
 from sstad.frontend.pytree import hashable, unflatten
 from sstad.ir.printer import format_module
 from sstad.ir.verify import verify_module
@@ -20,6 +23,9 @@ from sstad.passes import PASSES, run_passes
 from sstad.runtime import abstract as A
 
 STAGES = ("ir", "python", "numba", "llvm")
+
+
+CACHED_BACKENDS = ("python", "numba")     # whose emitted text a record keeps (see Compiled.record)
 
 
 class Compiled:
@@ -32,9 +38,63 @@ class Compiled:
             lowering(args) if lowering else lower(fn, args))
         verify_module(self.module)
         run_passes(self.module, until=after)
+        entry = self.module.entry
+        self.entry_name, self.loc, self.results = entry.name, entry.loc, [r.type for r in entry.body.results]
+        self._start()
+
+    def _start(self):
+        self.key = None           # the source key of its disk record (see Jitted.specialise)
+        self.code = None          # code_digest of the function when the key was taken
+        self.saved = ()           # the backends whose text the record on disk holds
         self._sources = {}
         self._callables = {}
         self._background = {}     # backend name -> the thread compiling it (tiered)
+
+    @classmethod
+    def from_record(cls, fn, record):
+        """A compilation read from its disk record: it runs, but has no IR, so it has the
+        text of only the backends the record holds.  None if the globals it reads are not
+        where the record says."""
+        self = cls.__new__(cls)
+        self.fn, self.module, self.in_tree, self.out_tree = fn, None, None, record["out_tree"]
+        self.entry_name, self.loc, self.results = record["entry"], record["loc"], record["results"]
+        self.captures = _captures_from(record["captures"], _user_function(fn))
+        if self.captures is None:
+            return None
+        self._start()
+        self._sources.update(record["sources"])
+        self.saved = tuple(record["sources"])
+        return self
+
+    def record(self):
+        """What :meth:`from_record` needs, or None if it cannot be written to disk (the
+        result holds objects, a global lives outside the user's function, or the code
+        calls library functions by names this process gave them, runtime/extern.py)."""
+        captures = _capture_places(self.captures, _user_function(self.fn))
+        sources = {b: t for b, t in self._sources.items() if b in CACHED_BACKENDS}
+        if captures is None or not _plain_tree(self.out_tree) \
+                or any("rt.extern_function(" in t for t in sources.values()):   # names of this process
+            return None
+        return {"sources": sources, "entry": self.entry_name, "loc": self.loc, "results": self.results,
+                "out_tree": self.out_tree, "captures": captures}
+
+    def save(self, backend):
+        """Add ``backend``'s text to the disk record, after a call ran it."""
+        if self.key is None or backend.name in self.saved or backend.name not in CACHED_BACKENDS:
+            return
+        record = self.record() if self.module is not None else None
+        if record is None or code_digest(self.fn) != self.code:     # a file changed while it compiled
+            self.key = None
+            return
+        old = loader.load_record(self.fn.__name__, self.key)
+        if old is not None:
+            record["sources"] = {**old["sources"], **record["sources"]}
+        try:
+            loader.save_record(self.fn.__name__, self.key, record)
+        except (OSError, TypeError, AttributeError, ValueError):   # an unpicklable value in the tree
+            self.key = None
+            return
+        self.saved = tuple(record["sources"])
 
     def source(self, backend):
         """The text ``backend`` runs (``"python"``: one primitive per line)."""
@@ -46,7 +106,10 @@ class Compiled:
     def callable(self, backend):
         backend = get_backend(backend)
         if backend.name not in self._callables:
-            self._callables[backend.name] = backend.load(self.source(backend), self.module, self.fn.__name__)
+            # the python and numba loaders read only the entry's name of the module
+            module = self.module if self.module is not None else types.SimpleNamespace(
+                entry=types.SimpleNamespace(name=self.entry_name))
+            self._callables[backend.name] = backend.load(self.source(backend), module, self.fn.__name__)
         return self._callables[backend.name]
 
     def ready(self, backend):
@@ -70,17 +133,25 @@ class Compiled:
         if backend.name != "python" and backend.name not in self._background:
             self._background[backend.name] = _Background(self, backend, leaves)
 
-    def leaves(self, args):
-        _, leaves = flatten_runtime(args)
-        if not all(c.still_valid() for c in self.captures):
-            return None                            # a global changed: compile again
-        return leaves + [c.fetch() for c in self.captures if c.frozen is None]
+    def leaves(self, args, plain=False):
+        """The compiled code's arguments: the leaves of ``args`` (``plain``: ``args``
+        are leaves already), then the captured globals; None if a global changed."""
+        leaves = list(args) if plain else flatten_runtime(args)[1]
+        if self.captures:
+            if not all(c.still_valid() for c in self.captures):
+                return None                            # a global changed: compile again
+            leaves += [c.fetch() for c in self.captures if c.frozen is None]
+        return leaves
 
     def run(self, backend, leaves):
-        out = get_backend(backend).call(self.callable(backend), leaves)
-        count = len(self.module.entry.body.results)
-        flat = [] if count == 0 else [out] if count == 1 else list(out)
-        flat = [_as_declared(v, r.type) for v, r in zip(flat, self.module.entry.body.results)]
+        backend = get_backend(backend)
+        fn = self._callables.get(backend.name) or self.callable(backend)
+        out = backend.call(fn, leaves)
+        results = self.results
+        if len(results) == 1 and self.out_tree == ("leaf",):
+            return _as_declared(out, results[0])
+        flat = [] if not results else [out] if len(results) == 1 else list(out)
+        flat = [_as_declared(v, r) for v, r in zip(flat, results)]
         return unflatten(self.out_tree, flat, list_type=list)
 
 
@@ -95,11 +166,82 @@ class _Background:
 
     def run(self, compiled, backend, leaves):
         try:
-            backend.compile(compiled.callable(backend), leaves)
+            fn = compiled.callable(backend)
+            compiled.save(backend)            # the text, for the next process
+            backend.compile(fn, leaves)
         except BaseException as exc:          # raised in the caller's thread, at its next call
             self.error = exc
         finally:
             self.done.set()
+
+
+def _user_function(fn):
+    """The function under a chain of transforms."""
+    while hasattr(fn, "sstad_lower") and hasattr(fn, "fun"):
+        fn = fn.fun
+    return fn
+
+
+def _capture_places(captures, root):
+    """Where each captured global is, as names a new process can look up in ``root``'s
+    globals and closure (or a module's attributes); None if one is elsewhere."""
+    places = []
+    for c in captures:
+        if type(c) not in (Capture, ValueGuard) or not isinstance(root, types.FunctionType):
+            return None
+        if c.where == "global" and c.container is root.__globals__:
+            where = ("global", None)
+        elif c.where == "cell" and c.name in root.__code__.co_freevars \
+                and c.container is root.__closure__[root.__code__.co_freevars.index(c.name)]:
+            where = ("cell", None)
+        elif c.where == "attr" and isinstance(c.container, types.ModuleType):
+            where = ("attr", c.container.__name__)
+        else:
+            return None
+        kind = "guard" if type(c) is ValueGuard else "array" if c.frozen is None else "number"
+        places.append((kind, c.name, where, c.path))
+    return places
+
+
+def _captures_from(places, root):
+    """The captures :func:`_capture_places` described, holding the values of now (the
+    source key says they are the compiled ones); None if one cannot be found."""
+    import sys
+    captures = []
+    for kind, name, (where, module), path in places:
+        try:
+            if where == "global":
+                container = root.__globals__
+            elif where == "cell":
+                container = root.__closure__[root.__code__.co_freevars.index(name)]
+            else:
+                container = sys.modules[module]
+            capture = Capture(name, where, container, None, None, path=path)
+            value = capture.fetch()
+        except (AttributeError, KeyError, ValueError, IndexError, TypeError):
+            return None
+        if kind == "guard":
+            capture = ValueGuard(name, where, container, value)
+        elif kind == "number":
+            capture = Capture(name, where, container, value, None, frozen=value, path=path)
+        else:
+            capture = Capture(name, where, container, value, None, path=path)
+        captures.append(capture)
+    return captures
+
+
+_PLAIN = (type(None), bool, int, float, complex, str, bytes)
+
+
+def _plain_tree(treedef):
+    """A result structure a new process can read back: containers, classes and plain
+    static values (an object could not be the same object there)."""
+    kind = treedef[0]
+    if kind == "leaf":
+        return True
+    if kind == "static":
+        return type(treedef[1]) in _PLAIN
+    return all(_plain_tree(c) for c in treedef[-1])
 
 
 def _as_declared(value, aval):
@@ -117,41 +259,102 @@ def _signature(args):
     return hashable(treedef), tuple(A.of_value(v) for v in leaves)
 
 
+# Arguments whose type alone decides their abstract value (arrays: with dtype and rank).
+_SCALAR_TYPES = frozenset({float, int, bool, complex, np.float64, np.float32, np.int64, np.int32, np.bool_,
+                           np.complex128, np.complex64})
+
+
+def _dispatch_key(args):
+    """A cheap key for arguments that are all NumPy arrays or numbers: what
+    :func:`_signature` would say about them; None for anything else."""
+    key = []
+    for a in args:
+        t = type(a)
+        if t is np.ndarray:
+            key.append((a.dtype, a.ndim))
+        elif t in _SCALAR_TYPES:
+            key.append(t)
+        else:
+            return None
+    return tuple(key)
+
+
 class Jitted:
     """A function compiled per argument signature.  See :func:`jit`."""
 
     def __init__(self, fn, backend, fallback, tiered=False):
         self.fn, self.backend, self.fallback, self.tiered = fn, get_backend(backend), fallback, tiered
-        self._compiled = {}
+        self._compiled = {}     # signature -> Compiled
+        self._dispatch = {}     # _dispatch_key -> Compiled: the common case without a signature walk
         functools.update_wrapper(self, fn, updated=())
 
     def specialise(self, args):
-        key = _signature(args)
-        if key not in self._compiled:
-            self._compiled[key] = Compiled(self.fn, args)
-        return self._compiled[key]
+        signature = _signature(args)
+        compiled = self._compiled.get(signature)
+        if compiled is None:
+            # the key before lowering, as a new process computes it (lowering registers
+            # the library functions it meets in the rule tables)
+            key = source_key(self.fn, signature) if self._needed() <= set(CACHED_BACKENDS) else None
+            compiled = (self._from_disk(key) if key is not None else None) or Compiled(self.fn, args)
+            if key is not None and compiled.key is None and compiled.module is not None:
+                compiled.key, compiled.code = key, code_digest(self.fn)
+                if self.tiered:
+                    compiled.source("python")        # the record keeps both texts
+            self._compiled[signature] = compiled
+        return compiled
+
+    def _needed(self):
+        """The backends a call may run: the chosen one, and python while it compiles."""
+        return {self.backend.name, "python"} if self.tiered else {self.backend.name}
+
+    def _from_disk(self, key):
+        """The compilation a previous process recorded under ``key``, if it has the
+        text of every backend this function may run."""
+        record = loader.load_record(self.fn.__name__, key)
+        if record is None or not self._needed() <= set(record["sources"]):
+            return None
+        compiled = Compiled.from_record(self.fn, record)
+        if compiled is not None:
+            compiled.key = key
+        return compiled
+
+    def _forget(self):
+        self._compiled.clear()
+        self._dispatch.clear()
 
     def __call__(self, *args):
-        compiled = self.specialise(args)
-        leaves = compiled.leaves(args)
-        if leaves is None:                         # a captured global changed type
-            self._compiled.pop(_signature(args))
+        key = _dispatch_key(args)
+        compiled = self._dispatch.get(key) if key is not None else None
+        leaves = compiled.leaves(args, plain=True) if compiled is not None else None
+        if leaves is None:
             compiled = self.specialise(args)
             leaves = compiled.leaves(args)
+            if leaves is None:                         # a captured global changed type
+                self._forget()
+                compiled = self.specialise(args)
+                leaves = compiled.leaves(args)
+            if key is not None:
+                self._dispatch[key] = compiled
         try:
-            if not self.tiered:
-                return compiled.run(self.backend, leaves)
-            out = compiled.run(compiled.ready(self.backend), leaves)
-            compiled.compile_in_background(self.backend, leaves)
+            backend = compiled.ready(self.backend) if self.tiered else self.backend
+            out = compiled.run(backend, leaves)
+            if compiled.key is not None and backend.name not in compiled.saved:
+                compiled.save(backend)
+            if self.tiered:
+                compiled.compile_in_background(self.backend, leaves)
             return out
         except Exception as exc:
-            error = self.backend.translate_error(exc, self.fn.__name__, compiled.module.entry.loc)
+            error = self.backend.translate_error(exc, self.fn.__name__, compiled.loc)
             if error is None:
                 raise
             if not self.fallback:
                 raise error from None
             warnings.warn(str(error), stacklevel=2)
             self.backend = get_backend("python")
+            if "python" not in compiled._sources and compiled.module is None:   # read from disk: lower it
+                self._forget()
+                compiled = self.specialise(args)
+                leaves = compiled.leaves(args)
             return compiled.run(self.backend, leaves)
 
 

@@ -2,12 +2,20 @@
 detected and rewritten (each step in a fresh process, so nothing is cached in memory), the
 size bound prunes the least recently used entries, `sstad cache clear` empties it, and a
 test run leaves no files behind."""
+import importlib.util
 import os
+import pathlib
 import re
 import shutil
 import subprocess
 import sys
 import textwrap
+
+import numpy as np
+import pytest
+
+import sstad
+from sstad.runtime.primitive import PRIMITIVES
 
 PROGRAM = textwrap.dedent('''
     import numpy as np
@@ -155,3 +163,181 @@ def test_a_test_session_leaves_no_files_in_home_or_temp(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     assert "2 passed" in out.stdout
     assert list(home.rglob("*")) == [] and list(tmp.rglob("*")) == []
+
+
+# --- the source key: a new process runs the recorded compilation without lowering it ---
+
+HELPERS = textwrap.dedent('''
+    import numpy as np
+
+    SCALE = 2.0
+
+    def helper(v):
+        return np.sin(v) * v
+''')
+
+USER = textwrap.dedent('''
+    import numpy as np
+    import keyed_helpers
+    from keyed_helpers import helper
+
+    OFFSET = 0.5
+
+    def f(x):
+        return np.sum(helper(x) * keyed_helpers.SCALE) + OFFSET * x[0]
+''')
+
+RECORDED = textwrap.dedent('''
+    import sys
+    import numpy as np, sstad
+    sys.path.insert(0, sys.argv[1])
+    from keyed_user import f
+    g = sstad.jit(sstad.grad(f), backend=sys.argv[2], tiered=sys.argv[3] == "tiered")
+    x = np.array([0.5, 1.0])
+    first = g(x)
+    (compiled,) = g._compiled.values()
+    for job in compiled._background.values():     # a program that runs on: Numba's turn comes
+        job.done.wait(300)
+    print("lowered" if compiled.module is not None else "from the record", repr(first.tolist()))
+''')
+
+
+def recorded_run(workdir, cache, backend="python", tiered=False):
+    out = subprocess.run([sys.executable, "-c", RECORDED, str(workdir), backend, "tiered" if tiered else "wait"],
+                         capture_output=True, text=True, env=dict(os.environ, SSTAD_CACHE_DIR=str(cache)),
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    how, values = out.stdout.strip().splitlines()[-1].split(" [")
+    return how, [float(v) for v in values.rstrip("]").split(",")]
+
+
+def expected_gradient(scale, offset, x=(0.5, 1.0)):
+    import numpy as np
+    x = np.asarray(x)
+    return ((np.cos(x) * x + np.sin(x)) * scale + np.array([offset, 0.0])).tolist()
+
+
+def test_a_new_process_runs_the_recorded_gradient_and_an_edited_helper_is_compiled_again(tmp_path):
+    (tmp_path / "keyed_helpers.py").write_text(HELPERS)
+    (tmp_path / "keyed_user.py").write_text(USER)
+    cache = tmp_path / "cache"
+    how, first = recorded_run(tmp_path, cache)
+    assert how == "lowered" and first == expected_gradient(2.0, 0.5)
+    assert list(cache.glob("f_grad_*.idx"))
+    how, again = recorded_run(tmp_path, cache)
+    assert how == "from the record" and again == first           # no frontend, no AD
+    (tmp_path / "keyed_helpers.py").write_text(HELPERS.replace("np.sin(v) * v", "np.sin(v) * v * 3.0"))
+    how, edited = recorded_run(tmp_path, cache)
+    assert how == "lowered" and edited == expected_gradient(6.0, 0.5)
+    (tmp_path / "keyed_helpers.py").write_text(HELPERS.replace("SCALE = 2.0", "SCALE = 4.0"))
+    how, rescaled = recorded_run(tmp_path, cache)
+    assert how == "lowered" and rescaled == expected_gradient(4.0, 0.5)
+    how, again = recorded_run(tmp_path, cache)
+    assert how == "from the record" and again == rescaled
+
+
+def test_tiered_and_numba_runs_read_their_texts_from_the_record(tmp_path):
+    (tmp_path / "keyed_helpers.py").write_text(HELPERS)
+    (tmp_path / "keyed_user.py").write_text(USER)
+    cache = tmp_path / "cache"
+    expected = expected_gradient(2.0, 0.5)
+    assert recorded_run(tmp_path, cache, "numba", tiered=True) == ("lowered", expected)
+    assert recorded_run(tmp_path, cache, "numba") == ("from the record", expected)
+    assert recorded_run(tmp_path, cache, "numba", tiered=True) == ("from the record", expected)
+
+
+KEYED = textwrap.dedent('''
+    import numpy as np
+
+    OFFSET = 0.5
+
+    class Settings:
+        rate = 2.0
+
+    SETTINGS = Settings()
+
+    def f(x):
+        return np.sum(np.sin(x)) + OFFSET * x[0]
+
+    def with_settings(x):
+        return np.sum(x) * SETTINGS.rate
+
+    def scaled(k):
+        def g(x):
+            return k * np.sum(np.sin(x))
+        return g
+''')
+
+
+@pytest.fixture
+def keyed(tmp_path, monkeypatch):
+    """The module above, loaded from a real file, with a cache of its own."""
+    monkeypatch.setenv("SSTAD_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "keyed_module.py").write_text(KEYED)
+    spec = importlib.util.spec_from_file_location(f"keyed_module_{tmp_path.name}", tmp_path / "keyed_module.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+X = np.array([0.5, 1.0])
+
+
+def grad_key(fn, *args):
+    from sstad.api import _signature
+    from sstad.backend.source_key import source_key
+    return source_key(sstad.grad(fn), _signature(args))
+
+
+def fresh_gradient(fn, x=X):
+    """The gradient by a new jit object (no compilation in memory), and whether it
+    came from the disk record."""
+    g = sstad.jit(sstad.grad(fn), backend="python")
+    out = g(x)
+    (compiled,) = g._compiled.values()
+    return out, compiled.module is None
+
+
+def test_a_global_constant_is_part_of_the_key(keyed):
+    key = grad_key(keyed.f, X)
+    assert key is not None and grad_key(keyed.f, X) == key
+    assert fresh_gradient(keyed.f)[1] is False
+    out, from_record = fresh_gradient(keyed.f)
+    assert from_record and np.allclose(out, np.cos(X) + [0.5, 0.0])
+    keyed.OFFSET = 1.5
+    assert grad_key(keyed.f, X) != key
+    out, from_record = fresh_gradient(keyed.f)
+    assert not from_record and np.allclose(out, np.cos(X) + [1.5, 0.0])
+    assert grad_key(keyed.f, X.astype(np.float32)) != grad_key(keyed.f, X)      # the signature too
+    assert grad_key(keyed.f, X) != sstad.backend.source_key.source_key(
+        sstad.grad(keyed.f, argnums=(0,)), sstad.api._signature((X,)))       # and the transform's options
+
+
+def test_a_replaced_rule_changes_the_key_and_the_result(keyed, monkeypatch):
+    fresh_gradient(keyed.f)
+    key = grad_key(keyed.f, X)
+    assert fresh_gradient(keyed.f)[1]
+
+    def doubled_sin_rule(x, out, dout):
+        return (2.0 * dout * np.cos(x),)
+    monkeypatch.setattr(PRIMITIVES["sin"], "vjp", doubled_sin_rule)
+    assert grad_key(keyed.f, X) != key
+    out, from_record = fresh_gradient(keyed.f)
+    assert not from_record and np.allclose(out, 2.0 * np.cos(X) + [0.5, 0.0])
+    monkeypatch.undo()
+    assert grad_key(keyed.f, X) == key
+
+
+def test_closure_values_are_part_of_the_key(keyed):
+    two, three = keyed.scaled(2.0), keyed.scaled(3.0)
+    assert grad_key(two, X) != grad_key(three, X)
+    assert np.allclose(fresh_gradient(two)[0], 2.0 * np.cos(X))
+    out, from_record = fresh_gradient(three)
+    assert not from_record and np.allclose(out, 3.0 * np.cos(X))
+
+
+def test_an_object_compiled_in_by_identity_has_no_key_and_still_compiles(keyed):
+    assert grad_key(keyed.with_settings, X) is None
+    assert np.allclose(fresh_gradient(keyed.with_settings)[0], [2.0, 2.0])
+    assert fresh_gradient(keyed.with_settings)[1] is False
+    assert not list((pathlib.Path(os.environ["SSTAD_CACHE_DIR"])).glob("with_settings*.idx"))

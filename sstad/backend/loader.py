@@ -1,8 +1,12 @@
 """Turn emitted source into callables: ``exec`` for python, a cached file for Numba.
 
-The disk cache (numba backend only) is ``$SSTAD_CACHE_DIR``, else
-``$XDG_CACHE_HOME/sstad``, else ``~/.cache/sstad``.  Each compiled function is one entry:
-``<name>_<key>.py`` and the files Numba keeps for it in ``__pycache__/<name>_<key>.*``.
+The disk cache is ``$SSTAD_CACHE_DIR``, else ``$XDG_CACHE_HOME/sstad``, else
+``~/.cache/sstad``.  Each compiled function is one entry: ``<name>_<key>.py`` (the key
+is the hash of its text) and the files Numba keeps for it in ``__pycache__/<name>_<key>.*``.
+A *record* ``<name>_<key>.idx`` (the key from the function's source, see
+``sstad/backend/source_key.py``) holds what a new process needs to run a compilation
+without lowering it again: the emitted text of each backend, the result's structure and
+the globals it reads.
 Whenever a new entry is written (and when the process that wrote it exits), the least
 recently used entries are removed until the cache holds at most ``$SSTAD_CACHE_MAX_MB``
 megabytes (500 by default); "used" is the module file's access time, set on every load.
@@ -15,6 +19,7 @@ import importlib.util
 import linecache
 import os
 import pathlib
+import pickle
 import re
 import sys
 import time
@@ -28,7 +33,7 @@ DEFAULT_CACHE_MAX_MB = 500
 # The names of the files sstad writes: the module (and its temporary while it is written),
 # and in __pycache__ Numba's index and code files and Python's bytecode.
 _STEM = r"([A-Za-z0-9_]+_[0-9a-f]{20})"
-_MODULE_FILE = re.compile(_STEM + r"\.(py|tmp[0-9]+)$")
+_MODULE_FILE = re.compile(_STEM + r"\.(py|idx|tmp[0-9]+)$")
 _PYCACHE_FILE = re.compile(_STEM + r"\..+\.(nbi|nbc|pyc)$")
 
 
@@ -87,7 +92,7 @@ def cache_entries(root=None):
             entry = entries.setdefault(match.group(1), CacheEntry(match.group(1), []))
             entry.files.append(pathlib.Path(child.path))
             entry.size += stat.st_size
-            if folder == root and child.name.endswith(".py"):
+            if folder == root and child.name.endswith((".py", ".idx")):
                 entry.last_used = stat.st_atime_ns   # set on every load: see _mark_used
     return sorted(entries.values(), key=lambda e: e.last_used)
 
@@ -219,3 +224,35 @@ def load_numba(source, function_names, entry, label):
         spec.loader.exec_module(module)
         sys.modules[module_name] = module
     return getattr(module, entry), path
+
+
+RECORD_VERSION = 1
+
+
+def _record_path(label, key):
+    safe = "".join(c if c.isalnum() else "_" for c in label)
+    return cache_dir() / f"{safe}_{key}.idx"
+
+
+def load_record(label, key):
+    """The record saved under ``key``, or None (absent, unreadable or of another version)."""
+    path = _record_path(label, key)
+    try:
+        with open(path, "rb") as f:
+            record = pickle.load(f)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
+        return None        # a class it names is gone, say: compile as usual
+    if not isinstance(record, dict) or record.get("version") != RECORD_VERSION:
+        return None
+    _mark_used(path)
+    return record
+
+
+def save_record(label, key, record):
+    """Write ``record`` (a dict of picklable values) under ``key``, atomically."""
+    path = _record_path(label, key)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_bytes(pickle.dumps(dict(record, version=RECORD_VERSION)))
+    os.replace(tmp, path)
+    _mark_used(path)
+    prune_cache(keep={path.stem}, root=path.parent)

@@ -1,0 +1,346 @@
+"""A disk-cache key for a compilation, computed without lowering the function.
+
+The key hashes everything that decides the emitted code: the text of each file whose
+functions the compilation can reach (the function, the helpers, globals, closures and
+defaults it reads, its arguments' classes), the values compiled in (numbers and strings
+by value, arrays by dtype and rank: their contents are read at each call), the transform
+chain (``grad``, ``argnums``, its options), the argument signature, the backend, sstad's
+own source and the state of its rule tables (a rule replaced at run time changes the key),
+and the versions of Python, NumPy and Numba.  A new process that finds the key on disk
+imports the emitted module directly: no parsing, lowering or differentiation.
+
+What cannot be named the same way in another process (an arbitrary object compiled in by
+identity, a function that imports inside its body) makes the compilation *unkeyable*:
+:func:`source_key` returns None and sstad compiles it as usual.
+"""
+from __future__ import annotations
+
+import builtins
+import dis
+import hashlib
+import importlib.util
+import linecache
+import os
+import pathlib
+import sys
+import types
+
+import numba
+import numpy as np
+
+import sstad
+import sstad.runtime
+from sstad.frontend.source import LIBRARIES, is_library_function
+
+_PACKAGE_ROOTS = tuple(sorted(os.path.join(os.path.realpath(str(p)), "") for p in
+                              {pathlib.Path(__file__).parents[1], pathlib.Path(sstad.runtime.__file__).parent,
+                               pathlib.Path(importlib.util.find_spec("sstad.kernels").origin).parent}))
+_SIMPLE = (type(None), bool, int, float, complex, str, bytes)
+_IMPORTS = {"IMPORT_NAME", "IMPORT_FROM", "IMPORT_STAR"}
+_SKIPPED_ATTRS = {"__wrapped__", "__doc__", "__annotations__", "__dict__", "__weakref__", "__module__",
+                  "__qualname__", "__name__"}
+
+
+class Unkeyable(Exception):
+    """A value the key cannot name the same way in another process."""
+
+
+def source_key(fn, signature):
+    """The key of compiling ``fn`` (a function or a transform of one) for ``signature``
+    (``(treedef, abstract values)`` of the arguments); None if some value it reaches
+    cannot be keyed.  The backends' texts are kept under the same key."""
+    try:
+        parts = (_package_digest(), _rules_digest(), Walk().transform(fn), Walk().value(signature[0]),
+                 tuple(repr(a) for a in signature[1]))
+    except Unkeyable:
+        return None
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:20]
+
+
+_places: dict = {}      # file name -> "package", "library" or "user"
+
+
+def _place(filename):
+    if filename not in _places:
+        path = os.path.realpath(filename)
+        parts = path.split(os.sep)
+        _places[filename] = ("package" if path.startswith(_PACKAGE_ROOTS) else
+                             "library" if "site-packages" in parts or "dist-packages" in parts
+                             or filename.startswith("<") else "user")
+    return _places[filename]
+
+
+def code_digest(fn):
+    """The part of the key that comes from the user's code alone (files, globals,
+    transforms): taken again after compiling, to tell that nothing changed meanwhile."""
+    try:
+        return hashlib.sha256(repr(Walk().transform(fn)).encode()).hexdigest()
+    except Unkeyable:
+        return None
+
+
+def _in_package(filename):
+    return _place(filename) == "package"
+
+
+def file_digest(filename):
+    """The digest of a file as the frontend reads it (through ``linecache``)."""
+    linecache.checkcache(filename)
+    return hashlib.sha256("".join(linecache.getlines(filename)).encode()).hexdigest()
+
+
+_package = []
+
+
+def _package_digest():
+    """sstad's own source files (compiler, runtime, kernels: each one's name, size and
+    modification time, as Python's bytecode cache checks them) and the toolchain's
+    versions; once per process."""
+    if not _package:
+        digest = hashlib.sha256(f"{sys.version} {np.__version__} {numba.__version__} {sstad.__version__}".encode())
+        for root in _PACKAGE_ROOTS:
+            for path in sorted(pathlib.Path(root).rglob("*.py")):
+                stat = path.stat()
+                digest.update(f"{path} {stat.st_size} {stat.st_mtime_ns}\n".encode())
+        _package.append(digest.hexdigest())
+    return _package[0]
+
+
+def _state():
+    """What the compiler reads besides the files: the public module-level values of sstad's
+    modules (and the attributes of their classes), the primitives' attributes and the rule
+    tables, as (label, object) pairs.  Private names (caches filled as the process runs)
+    and other containers are left out: a fresh process must find the same state."""
+    from sstad.runtime.composites import COMPOSITES
+    from sstad.runtime.primitive import LOWERINGS, PRIMITIVES
+    state = []
+    for name in sorted(n for n in sys.modules if n.startswith("sstad.") or n == "sstad"):
+        for attr, value in list(vars(sys.modules[name]).items()):
+            if attr.startswith("_") or isinstance(value, (dict, list, set)):
+                continue
+            state.append((attr, value))
+            if isinstance(value, type) and value.__module__ == name:     # NumbaBackend.outline
+                state.extend((k, v) for k, v in vars(value).items()
+                             if k not in _SKIPPED_ATTRS and not isinstance(v, (dict, list, set)))
+    for name, prim in PRIMITIVES.items():
+        state.append((name, None))
+        state.extend(vars(prim).items())
+    for table in (COMPOSITES, *LOWERINGS.values()):
+        state.extend(("rule", v) for v in table.values())
+    return state
+
+
+_rules = {}       # "pristine": the state as sstad's import left it; "last": (state, digest)
+
+
+def mark_pristine():
+    """Remember the state as importing sstad leaves it (its digest follows from sstad's
+    files, so a fresh process need not compute it)."""
+    _rules["pristine"] = _state()
+
+
+def _same(a, b):
+    return len(a) == len(b) and all(x[1] is y[1] for x, y in zip(a, b))
+
+
+def _rules_digest():
+    """The digest of :func:`_state`: a rule or helper replaced at run time (a monkeypatch)
+    changes the key.  Compared by identity with the last state seen, and with the state
+    importing sstad left (then it is just "as imported")."""
+    state = _state()
+    if "pristine" in _rules and _same(state, _rules["pristine"]):
+        return "as imported"
+    last = _rules.get("last")
+    if last is None or not _same(state, last[0]):
+        digest = hashlib.sha256()
+        for label, value in state:
+            digest.update(f"{label}={_shallow(value)}\n".encode())
+        _rules["last"] = last = (state, digest.hexdigest())
+    return last[1]
+
+
+def _shallow(value, depth=1):
+    """One line that changes when ``value`` is replaced: functions by where they are
+    defined (and their file's text, outside sstad) and their closure, numbers by value."""
+    if isinstance(value, _SIMPLE):
+        return repr(value)
+    if isinstance(value, types.FunctionType):
+        code = value.__code__
+        cells = tuple(_shallow(c.cell_contents, depth - 1) if _full(c) else "empty"
+                      for c in value.__closure__ or ()) if depth > 0 else ()
+        where = f"{value.__module__}.{value.__qualname__}@{code.co_filename}:{code.co_firstlineno}{cells}"
+        if _place(code.co_filename) == "user":        # a rule defined in a test, say
+            where += file_digest(code.co_filename)
+        return where
+    if isinstance(value, type):
+        return f"{value.__module__}.{value.__qualname__}"
+    if isinstance(value, dict) and depth:
+        return repr([_shallow(v, depth - 1) for v in value.values()])
+    if isinstance(value, tuple) and depth:
+        return repr([_shallow(v, depth - 1) for v in value])
+    if isinstance(value, frozenset) and depth:
+        return repr(sorted(_shallow(v, depth - 1) for v in value))
+    if isinstance(value, np.ndarray):
+        return f"array {value.dtype} {value.shape} " + (hashlib.sha256(value.tobytes()).hexdigest()
+                                                        if value.size <= 10**5 else "")
+    if isinstance(value, (np.generic, np.dtype)):
+        return repr(value)
+    if isinstance(value, types.ModuleType):
+        return value.__name__
+    return type(value).__qualname__
+
+
+def _full(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+class Walk:
+    """The fingerprint of the values one compilation reaches, each object once."""
+
+    def __init__(self):
+        self.seen = {}         # id -> fingerprint (a placeholder while it is being walked)
+        self.keep = []         # the objects of those ids stay alive while walking
+
+    def transform(self, fn):
+        """The chain of transforms down to the user's function."""
+        chain = []
+        while hasattr(fn, "sstad_lower"):
+            if not hasattr(fn, "fun"):
+                raise Unkeyable(fn)
+            chain.append(self.object(fn))
+            fn = fn.fun
+        return tuple(chain), self.value(fn)
+
+    def value(self, v, names=frozenset()):
+        if isinstance(v, _SIMPLE):
+            return (type(v).__name__, v)
+        if isinstance(v, np.generic):
+            return (v.dtype.str, v.item())
+        if isinstance(v, np.ndarray):
+            if v.dtype == object:
+                raise Unkeyable(v)
+            return ("array", v.dtype.str, v.ndim)
+        if isinstance(v, (tuple, list)):
+            return (type(v).__name__, tuple(self.value(x, names) for x in v))
+        if isinstance(v, dict):
+            return ("dict", tuple((self.value(k), self.value(x, names)) for k, x in v.items()))
+        if isinstance(v, np.dtype):
+            return ("dtype", v.str)
+        if isinstance(v, types.ModuleType):      # what is read from it depends on the reader
+            return self.module(v, names)
+        key = id(v)
+        if key in self.seen:
+            return self.seen[key]
+        self.seen[key] = ("cycle", len(self.seen))
+        self.keep.append(v)
+        self.seen[key] = out = self._object_value(v, names)
+        return out
+
+    def _object_value(self, v, names):
+        if isinstance(v, types.FunctionType):
+            return self.function(v)
+        if isinstance(v, type):
+            return self.cls(v)
+        if isinstance(v, (types.BuiltinFunctionType, np.ufunc)):
+            return ("builtin", getattr(v, "__module__", None) or "", getattr(v, "__qualname__", v.__name__))
+        if isinstance(v, (staticmethod, classmethod)):
+            return (type(v).__name__, self.value(v.__func__))
+        if isinstance(v, property):
+            return ("property", self.value(v.fget), self.value(v.fset))
+        if _module_of(type(v)).startswith("sstad."):
+            return self.object(v)
+        raise Unkeyable(v)           # compiled in by identity: no name in another process
+
+    def object(self, v):
+        """An sstad object (a transform, a custom rule): its class and public attributes."""
+        attrs = tuple((k, self.value(x)) for k, x in sorted(vars(v).items())
+                      if not k.startswith("_"))
+        return ("sstad object", f"{type(v).__module__}.{type(v).__qualname__}", attrs)
+
+    def function(self, fn):
+        module = fn.__module__ or ""
+        code = fn.__code__
+        if module == "sstad" or module.startswith("sstad.") or _in_package(code.co_filename) \
+                or is_library_function(fn) or code.co_filename.startswith("<"):
+            # sstad's source is in the package digest; library code and generated methods
+            # (a dataclass's __init__) are called, not compiled from source
+            closure = tuple(self.value(c.cell_contents) if _full(c) else "empty" for c in fn.__closure__ or ())
+            return ("named function", module, fn.__qualname__, closure,
+                    self.value(fn.__defaults__), self.value(fn.__kwdefaults__))
+        names = _names(code)
+        globals_ = fn.__globals__
+        read = []
+        for name in sorted(names):
+            if name in globals_:
+                read.append((name, self.value(globals_[name], names)))
+            elif hasattr(builtins, name):
+                read.append((name, "builtin"))
+        closure = tuple((n, self.value(c.cell_contents, names) if _full(c) else "empty")
+                        for n, c in zip(code.co_freevars, fn.__closure__ or ()))
+        return ("function", module, fn.__qualname__, code.co_filename, code.co_firstlineno,
+                file_digest(code.co_filename), self.value(fn.__defaults__), self.value(fn.__kwdefaults__),
+                closure, tuple(read))
+
+    def module(self, m, names):
+        name = m.__name__
+        if name == "sstad" or name.startswith("sstad.") or name.split(".")[0] in sys.stdlib_module_names \
+                or _library_name(m):
+            return ("module", name)
+        # a user's module: the attributes the function may read from it
+        key = (id(m), names)
+        if key not in self.seen:
+            self.seen[key] = ("cycle", len(self.seen))
+            self.seen[key] = ("module", name, tuple((n, self.value(getattr(m, n), names))
+                                                    for n in sorted(names) if hasattr(m, n)))
+        return self.seen[key]
+
+    def cls(self, c):
+        module = c.__module__ or ""
+        if module == "builtins" or module.startswith("sstad.") or _library_name(c):
+            return ("class", module, c.__qualname__)
+        filename = getattr(sys.modules.get(module), "__file__", None)
+        attrs = []
+        for k, v in vars(c).items():
+            if k in _SKIPPED_ATTRS or (k.startswith("__") and not callable(v)):
+                continue
+            attrs.append((k, self.value(v)))
+        return ("class", module, c.__qualname__, file_digest(filename) if filename else None,
+                tuple(self.value(b) for b in c.__bases__), tuple(attrs))
+
+
+def _module_of(obj):
+    return getattr(obj, "__module__", "") or ""
+
+
+def _library_name(obj):
+    name = obj.__name__ if isinstance(obj, types.ModuleType) else _module_of(obj)
+    if name.split(".")[0] in LIBRARIES:
+        return True
+    filename = getattr(obj, "__file__", None) if isinstance(obj, types.ModuleType) else None
+    return bool(filename) and ("site-packages" in filename or "dist-packages" in filename)
+
+
+_code_names: dict = {}
+
+
+def _names(code):
+    """The global and attribute names ``code`` (and the functions it defines) may read,
+    with its string constants (``getattr(m, "name")``).  A function that imports inside
+    its body is unkeyable: what it imports is not in its globals."""
+    if code not in _code_names:
+        names = set(code.co_names)
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                names |= _names(const)
+            elif isinstance(const, str) and const.isidentifier():
+                names.add(const)
+        if any(i.opname in _IMPORTS for i in dis.get_instructions(code)):
+            names = None
+        _code_names[code] = frozenset(names) if names is not None else None
+    if _code_names[code] is None:
+        raise Unkeyable(code)
+    return _code_names[code]
