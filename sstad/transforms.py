@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 
+from sstad.ad.residuals import check_policy
 from sstad.ad.reverse import ReverseMode, differentiable
 from sstad.errors import SstadTypeError
 from sstad.api import Jitted, jit
@@ -119,7 +120,7 @@ class Grad(_Transform):
             if not differentiable(entry.params[i]):
                 raise SstadTypeError(f"cannot differentiate with respect to `{entry.params[i].hint}` of type "
                                      f"{entry.params[i].type}", entry.loc, "pass floats or float arrays")
-        reverse = ReverseMode(Lowerer())
+        reverse = ReverseMode(Lowerer(), policy=self.options["policy"])
         joint = reverse.joint(entry, wrt, seeded=[0], constant_seed=True)
         n_out = len(entry.body.results)
         values, grads = joint.body.results[:n_out], joint.body.results[n_out:]
@@ -143,14 +144,17 @@ class Grad(_Transform):
         return _module(module, reverse, joint), in_tree, tree, captures
 
 
-def grad(fun, argnums=0, has_aux=False, weights=()):
+def grad(fun, argnums=0, has_aux=False, weights=(), policy="auto"):
     """The gradient of a scalar-valued NumPy function, by reverse mode.
 
     ``argnums`` (int or tuple) picks the arguments; arguments may be pytrees (tuples,
     lists, dicts of arrays and floats) and each gradient has its argument's structure.
     ``weights`` names global or closure arrays the function reads; their gradients
     follow the argument gradients.  With ``has_aux`` the function returns
-    ``(value, aux)`` and ``grad`` returns ``(gradient, aux)``.
+    ``(value, aux)`` and ``grad`` returns ``(gradient, aux)``.  ``policy`` says what the
+    backward sweep of a loop does with the forward body's intermediates: ``"store"`` them
+    on tapes, ``"recompute"`` them from the taped loop state, or ``"auto"`` (store, except
+    arrays larger in rank than the loop's state); see docs/ad.md, "Store or recompute".
 
     Example, in a ``.py`` file::
 
@@ -163,12 +167,14 @@ def grad(fun, argnums=0, has_aux=False, weights=()):
         x = np.array([0.0, 1.0])
         assert np.allclose(sstad.grad(f)(x), np.cos(x) * x + np.sin(x))
     """
-    return Grad(fun, argnums=argnums, has_aux=has_aux, weights=tuple(weights), with_value=False)
+    return Grad(fun, argnums=argnums, has_aux=has_aux, weights=tuple(weights), with_value=False,
+                policy=check_policy(policy))
 
 
-def value_and_grad(fun, argnums=0, has_aux=False, weights=()):
+def value_and_grad(fun, argnums=0, has_aux=False, weights=(), policy="auto"):
     """Like :func:`grad`, returning ``(value, gradient)`` (``((value, aux), gradient)``)."""
-    return Grad(fun, argnums=argnums, has_aux=has_aux, weights=tuple(weights), with_value=True)
+    return Grad(fun, argnums=argnums, has_aux=has_aux, weights=tuple(weights), with_value=True,
+                policy=check_policy(policy))
 
 
 class _VJP(_Transform):
@@ -188,7 +194,7 @@ class _VJP(_Transform):
         seeded = [k for k, r in enumerate(results) if differentiable(r)]
         n_args = len(entry.params) - len([c for c in captures if c.frozen is None])
         wrt = [i for i in range(n_args) if differentiable(entry.params[i])]
-        reverse = ReverseMode(Lowerer())
+        reverse = ReverseMode(Lowerer(), policy=self.options["policy"])
         joint = reverse.joint(entry, wrt, seeded=seeded, constant_seed=False)
         by_leaf = dict(zip(seeded, joint.params[len(entry.params):]))
         # one parameter per output leaf; integer leaves take a cotangent nobody reads
@@ -233,20 +239,20 @@ def _check_cotangent(cotangent, out_tree):
         raise SstadTypeError("the cotangent must have the structure of the function's output")
 
 
-def pullback(fun, has_aux=False):
+def pullback(fun, has_aux=False, policy="auto"):
     """The function ``(*primals, cotangent) -> cotangents of the primals``.
 
     What :func:`vjp` returns, as one function that ``sstad.jit`` can compile:
     ``sstad.jit(sstad.pullback(f))(x, dout)``."""
-    return _VJP(fun, has_aux=has_aux)
+    return _VJP(fun, has_aux=has_aux, policy=check_policy(policy))
 
 
-def vjp(fun, *primals, has_aux=False):
+def vjp(fun, *primals, has_aux=False, policy="auto"):
     """``(out, vjp_fn)``: the output at ``primals`` and its pullback.
 
     ``vjp_fn(cotangent)`` returns one cotangent per primal argument (None for integer
     leaves).  With ``has_aux`` the function returns ``(out, aux)`` and ``vjp`` returns
-    ``(out, vjp_fn, aux)``.
+    ``(out, vjp_fn, aux)``.  ``policy``: as for :func:`grad`.
 
     Example, in a ``.py`` file::
 
@@ -261,7 +267,7 @@ def vjp(fun, *primals, has_aux=False):
         assert np.array_equal(dx, [2.0, 6.0])
     """
     value = jit(fun, backend="python")(*primals)
-    pull = pullback(fun, has_aux=has_aux)
+    pull = pullback(fun, has_aux=has_aux, policy=policy)
 
     def vjp_fn(cotangent):
         return pull(*primals, cotangent)

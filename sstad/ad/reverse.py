@@ -19,9 +19,10 @@ import inspect
 
 from sstad.ad.activity import active_values, needed_carried
 from sstad.ad.lists import ListAdjoints, float_list, list_roots
+from sstad.ad.residuals import LoopStore, check_policy, read_from_tapes
 from sstad.ad.structural import shift_slice, differentiable
 from sstad.ad.sweep import Sweep
-from sstad.custom import CustomFunction
+from sstad.custom import CustomFunction, Remat
 from sstad.errors import SstadError, UnsupportedSyntaxError, at_users_line
 from sstad.frontend.builder import TRUE
 from sstad.frontend.lower import Lowerer
@@ -53,10 +54,11 @@ class _Ref:
 
 class ReverseMode(ListAdjoints, Sweep):
     transpose_jvp = None     # set by sstad.ad.transpose: cotangents from a JVP-only custom rule
-    def __init__(self, lowerer, callees=None):
+    def __init__(self, lowerer, callees=None, policy="auto"):
         Sweep.__init__(self, lowerer, "<adjoints>")
         self.adjoints = self.scope                 # adjoints live in its environment
         self.callees = callees if callees is not None else {}   # callee -> (its vjp, wrt, seeded)
+        self.policy = check_policy(policy)         # loops: store residuals or recompute (residuals.py)
 
     # --- adjoints ----------------------------------------------------------------
     @staticmethod
@@ -345,6 +347,8 @@ class ReverseMode(ListAdjoints, Sweep):
         subst.update(zip(stmt.outs, outs))
         self.L.stmts.append(new)
         saved[stmt] = tape_outs
+        if self.policy != "recompute":
+            saved["store", stmt] = LoopStore(stmt, new, self.L.stmts, body_subst, self.view_root)
 
     # --- backward sweep ------------------------------------------------------------
     def backward(self, stmts, subst, saved):
@@ -369,7 +373,8 @@ class ReverseMode(ListAdjoints, Sweep):
             seeded = [k for k, r in enumerate(callee.body.results) if differentiable(r)]
             shell = ir.Function(callee.name + "_vjp", [], ir.Block([], [], []), callee.loc)
             self.callees[callee] = (shell, wrt, seeded)
-            built = ReverseMode(Lowerer(), self.callees).joint(callee, wrt, seeded)
+            policy = "recompute" if isinstance(getattr(callee, "custom", None), Remat) else self.policy
+            built = ReverseMode(Lowerer(), self.callees, policy).joint(callee, wrt, seeded)
             shell.params, shell.body = built.params, built.body
         return self.callees[callee]
 
@@ -602,7 +607,9 @@ class ReverseMode(ListAdjoints, Sweep):
                     sub[p] = self.list_at_iteration(stmt, p, mapped(lists[p], subst), tape, j, n, local)
                 else:
                     sub[p] = self.L.apply("getitem", [tape, j], {"index": (Slot(1),)}, hint=p.hint)
+            start = len(self.L.stmts)
             self.forward(stmt.body.stmts, sub, local)
+            mark = len(self.L.stmts)
             for m, key in ckeys.items():
                 r = stmt.body.results[m]
                 if self.active(r):
@@ -613,8 +620,13 @@ class ReverseMode(ListAdjoints, Sweep):
                 d = self.get(p)
                 self.set_slot(key, d if d is not None else self.zeros(p, sub[p]),
                               self.owned(p) if d is not None else True)
+            if store is not None:          # the last round of the loop's fixpoint counts
+                stored[:] = read_from_tapes(self, store, sub, start, mark, j)
             self.drop(inner)
+        store, stored = saved.get(("store", stmt)), []
         self.L.loop(body, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
+        if stored:
+            store.patch(stored)
         for m, key in ckeys.items():
             init = stmt.inits[m]
             if self.active(init):

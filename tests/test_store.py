@@ -1,0 +1,76 @@
+"""Reverse mode of loops stores the body's intermediates or recomputes them (``policy=``);
+every policy gives the derivative finite differences give, and "store" leaves no
+recomputed forward primitive in the backward loop."""
+import numpy as np
+import pytest
+
+import sstad
+import store_cases as sc
+from fd import directional_derivative, inner, random_like
+
+POLICIES = ["store", "recompute", "auto"]
+rng = np.random.default_rng(7)
+X = np.array([0.3, -0.8, 0.5, 1.1, -0.2])
+W = 0.7
+
+
+def check_gradient(fn, args, grads):
+    """<grad, v> == the directional derivative along a random v."""
+    direction = random_like(args, rng)
+    expected = directional_derivative(fn, args, direction, 1.0)
+    assert expected is not None
+    assert inner(grads, direction) == pytest.approx(expected, rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("fn", sc.PROGRAMS, ids=lambda f: f.__name__)
+def test_every_policy_matches_finite_differences(fn, policy):
+    grads = sstad.grad(fn, argnums=(0, 1), policy=policy)(X.copy(), W)
+    check_gradient(fn, (X.copy(), W), grads)
+
+
+@pytest.mark.parametrize("fn", [sc.nested, sc.in_place_write, sc.branch_in_body], ids=lambda f: f.__name__)
+def test_stored_residuals_under_numba(fn):
+    grads = sstad.jit(sstad.grad(fn, argnums=(0, 1), policy="store"), backend="numba")(X.copy(), W)
+    check_gradient(fn, (X.copy(), W), grads)
+
+
+@pytest.mark.parametrize("policy", ["store", "recompute"])
+def test_second_derivative_through_a_storing_loop(policy):
+    def dfdw(w):
+        return sstad.grad(sc.for_tanh, argnums=1, policy=policy)(X.copy(), w)
+    second = sstad.grad(sstad.grad(sc.for_tanh, argnums=1, policy=policy), argnums=1, policy=policy)(X.copy(), W)
+    expected = directional_derivative(dfdw, (W,), (1.0,), 1.0)
+    assert second == pytest.approx(expected, rel=1e-6)
+
+
+def emitted(fn, policy):
+    """The emitted gradient's code, without its comments (which quote the user's lines)."""
+    text = sstad.dump(sstad.grad(fn, argnums=(0, 1), policy=policy), X, W, emit="python")
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+def test_store_leaves_no_recomputation_in_the_backward_loop():
+    assert emitted(sc.for_tanh, "recompute").count("np.tanh(") == 2
+    assert emitted(sc.for_tanh, "store").count("np.tanh(") == 1
+    assert emitted(sc.scalar_reads, "store").count("np.exp(") == 1
+
+
+def test_auto_recomputes_a_vector_per_step_of_a_scalar_loop():
+    """The carried state is a float; a stored array per iteration would make the tape
+    larger than the state by the array's size."""
+    def vector_per_step(x, w):
+        s = 0.0
+        for i in range(3):
+            s = s + np.sum(np.sin(x * (w + s)))
+        return s
+    array_tape = "[np.empty((0,), np.float64)][:0]"         # an empty typed list of arrays
+    assert array_tape not in emitted(vector_per_step, "auto")   # x * (w + s) is recomputed
+    assert array_tape in emitted(vector_per_step, "store")
+    grads = sstad.grad(vector_per_step, argnums=(0, 1))(X.copy(), W)
+    check_gradient(vector_per_step, (X.copy(), W), grads)
+
+
+def test_an_unknown_policy_is_refused():
+    with pytest.raises(ValueError, match="policy='fast'"):
+        sstad.grad(sc.for_tanh, policy="fast")
