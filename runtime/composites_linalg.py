@@ -156,3 +156,50 @@ def eigvals(a, *args, **kwargs):
                               "complex, and sstad differentiates real values only; for a symmetric matrix use "
                               "np.linalg.eigh (np.linalg.eigvalsh for the eigenvalues), for singular values "
                               "np.linalg.svd")
+
+
+# Padé [13/13] coefficients and the largest 1-norm it is accurate for (Higham 2005, the
+# scaling and squaring method SciPy's expm is built on)
+PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
+          10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0)
+THETA13 = 5.371920351148152
+
+
+@composite(sla.expm)
+def expm(A):
+    """scipy.linalg.expm by scaling and squaring with a Padé [13/13] approximant (agrees
+    with SciPy's to rounding); its derivative is that of the algorithm."""
+    b = PADE13
+    norm = np.max(np.sum(np.abs(A), axis=-2))        # the 1-norm (of the largest in a stack)
+    s = np.maximum(np.ceil(np.log2(norm / THETA13)), 0.0)
+    A = A / 2.0 ** s
+    eye = np.eye(A.shape[-1])
+    A2 = A @ A
+    A4 = A2 @ A2
+    A6 = A4 @ A2
+    U = A @ (A6 @ (b[13] * A6 + b[11] * A4 + b[9] * A2) + b[7] * A6 + b[5] * A4 + b[3] * A2 + b[1] * eye)
+    V = A6 @ (b[12] * A6 + b[10] * A4 + b[8] * A2) + b[6] * A6 + b[4] * A4 + b[2] * A2 + b[0] * eye
+    R = np.linalg.solve(V - U, V + U)
+    k = 0.0
+    while k < s:
+        R = R @ R
+        k = k + 1.0
+    return R
+
+
+@composite(sla.sqrtm)
+def sqrtm(A, disp=None, blocksize=None):
+    """scipy.linalg.sqrtm, the principal square root, by the Denman-Beavers iteration (real
+    matrices without eigenvalues on the closed negative real axis, where SciPy's result is
+    real); iterates two more times once converged so that the derivative settles too."""
+    Y = A
+    Z = np.eye(A.shape[-1]) + 0.0 * A
+    settled = 0
+    k = 0
+    while settled < 3 and k < 100:
+        Y, Z = 0.5 * (Y + np.linalg.inv(Z)), 0.5 * (Z + np.linalg.inv(Y))
+        change = np.max(np.abs(Y @ Y - A)) <= 1e-13 * np.max(np.abs(A))
+        settled = settled + 1 if change else 0
+        k = k + 1
+    assert settled == 3, "scipy.linalg.sqrtm: the matrix has eigenvalues on the negative real axis or is singular (its square root is complex or not unique); sstad computes real principal square roots only"
+    return Y

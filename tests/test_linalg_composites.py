@@ -83,9 +83,28 @@ def test_tensorsolve():
     check_grads(tensorsolve, (a, b), backend="python")
 
 
+def expm(a): return sla.expm(a)
+def sqrtm(a): return sla.sqrtm(a)
+
+
+@pytest.mark.parametrize("fn, a", [(expm, 0.3 * RNG.normal(size=(3, 3))), (expm, 4.0 * RNG.normal(size=(3, 3))),
+                                   (sqrtm, RNG.normal(size=(3, 3)) + 4.0 * np.eye(3)), (sqrtm, spd(3))],
+                         ids=["expm-small", "expm-scaled", "sqrtm", "sqrtm-spd"])
+def test_matrix_exponential_and_square_root(fn, a):
+    np.testing.assert_allclose(sstad.jit(fn, backend="python")(a), fn(a), rtol=1e-12, atol=1e-12)
+    check_grads(fn, (a,), backend="python")
+
+
+def test_sqrtm_without_a_real_square_root_is_an_error():
+    negative = np.array([[-2.0, 1.0], [0.0, -3.0]])
+    with pytest.raises(AssertionError, match="negative real axis"):
+        sstad.jit(sqrtm, backend="python")(negative)
+
+
 def all_solves(a, b):
     return (sla.solve_triangular(a, b, trans=1, lower=True) + sla.cho_solve((a, True), b)
-            + sla.solve(a @ a.T, b, assume_a="pos") + sla.cholesky(a @ a.T)[0])
+            + sla.solve(a @ a.T, b, assume_a="pos") + sla.cholesky(a @ a.T)[0] + sla.expm(0.1 * a)[1]
+            + sla.sqrtm(a @ a.T)[2])
 
 
 @pytest.mark.slow            # Numba's linalg compilation: minutes on a loaded machine
