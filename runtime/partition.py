@@ -52,3 +52,21 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
         flat = np.ravel(a)
         return np.take_along_axis(flat, np.argpartition(flat, kth, kind=kind), 0)
     return np.take_along_axis(a, np.argpartition(a, kth, axis, kind), axis)
+
+
+@composite(np.median)
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """np.median: the middle sorted value (the mean of the two middle ones), NaN where the
+    values hold a NaN; the gradient flows to those middle values."""
+    if out is not None:
+        raise NotImplementedError("np.median: out= is not supported; use the returned array")
+    flat = axis is None
+    x = np.ravel(a) if flat else a
+    ax = 0 if flat else axis
+    s = np.sort(x, axis=ax)
+    n = s.shape[ax]
+    m = 0.5 * (np.take(s, (n - 1) // 2, axis=ax) + np.take(s, n // 2, axis=ax))
+    m = np.where(np.any(np.isnan(x), axis=ax), np.nan, m)
+    if keepdims:
+        return np.reshape(m, (1,) * np.ndim(a)) if flat else np.expand_dims(m, ax)
+    return m

@@ -43,3 +43,20 @@ def kth_too_large(x): return np.partition(x, 7)
 def test_numpy_refusal_is_reported():
     with pytest.raises(Exception, match="out of bounds"):
         sstad.jit(kth_too_large, backend="python")(np.ones(4))
+
+
+def median_all(x): return np.median(x)
+def median_rows(x): return np.median(x, axis=1)
+def median_kept(x): return np.median(x, axis=0, keepdims=True)
+def median_all_kept(x): return np.median(x, keepdims=True)
+
+
+@pytest.mark.parametrize("fn", [median_all, median_rows, median_kept, median_all_kept], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("shape", [(4, 5), (3, 4)], ids=["odd-rows", "even-rows"])
+def test_median(fn, shape):
+    x = RNG.normal(size=shape)
+    with_nan = x.copy()
+    with_nan[1, 2] = np.nan              # NumPy's median of values holding a NaN is NaN
+    jitted = sstad.jit(fn, backend="python")
+    assert np.array_equal(jitted(x), fn(x)) and np.array_equal(jitted(with_nan), fn(with_nan), equal_nan=True)
+    check_grads(fn, (x,), backend="python")
