@@ -11,8 +11,9 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m pip install -e ".[test]"
 	@mkdir -p $(@D) && touch $@
 
+# One worker per core (at most 4); a test file runs in one worker, in order.
 test: install
-	$(PYTHON) -m pytest -q -m "not slow"
+	$(PYTHON) -m pytest -q -m "not slow" -n auto --maxprocesses 4 --dist loadfile
 
 # The whole suite, slow tests included.
 test-slow: install
