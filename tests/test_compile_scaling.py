@@ -1,7 +1,8 @@
 """Compile work grows linearly with a function's size: long functions are outlined into
 parts of bounded size for Numba (its time grows faster than one function's size), the
-parts compute what the whole function computes, and the work of each phase per
-statement stays bounded from 30 to 300 statements (counted, not timed)."""
+parts compute what the whole function computes, the work of each phase per statement
+stays bounded from 30 to 300 statements (counted, not timed), and Numba compiles each
+distinct elementwise expression once, not once per statement."""
 import collections
 import importlib.util
 import os
@@ -107,6 +108,8 @@ def work(statements, tmp_path, counted):
     verify_module(outlined)
     calls["emitted lines"] = len(text.splitlines())
     calls["largest function"] = largest_part(outlined)
+    calls["kernels"] = len(emitted_functions(text)) - len(outlined.functions)
+    calls["kernel calls"] = text.count("ew")
     return calls
 
 
@@ -120,3 +123,32 @@ def test_compile_work_per_statement_is_bounded(tmp_path):
         assert large[what] <= 20 * small[what], (what, small[what], large[what])
     # what Numba compiles as one function does not grow with the function
     assert large["largest function"] <= 2 * get_backend("numba").outline
+    # nor does the number of elementwise kernels, one per distinct expression
+    assert small["kernels"] >= 10 and large["kernels"] <= 2 * small["kernels"], (small, large)
+    assert large["kernel calls"] >= 30 * large["kernels"], large
+
+
+def repeated(x, y):
+    a = x * y + 1.0
+    b = a * y + 1.0
+    c = b * a + 1.0
+    return np.sum(c * b + 1.0) + np.sum(-c)
+
+
+def test_numba_compiles_each_distinct_expression_once(monkeypatch, tmp_path):
+    from numba.core.registry import cpu_target
+    from numba.np.ufunc import array_exprs
+    special = cpu_target.target_context.special_ops
+    lower = special.get("arrayexpr", array_exprs._lower_array_expr)
+    lowered = []
+
+    def counting(lowerer, expr):
+        lowered.append(expr)
+        return lower(lowerer, expr)
+    monkeypatch.setitem(special, "arrayexpr", counting)
+    monkeypatch.setenv("SSTAD_CACHE_DIR", str(tmp_path))      # compiled afresh
+    x, y = np.linspace(0.0, 1.0, 5), np.linspace(1.0, 2.0, 5)
+    assert sstad.jit(repeated, backend="numba")(x, y) == pytest.approx(repeated(x, y), rel=1e-14)
+    source = sstad.dump(repeated, x, y, emit="numba")
+    assert source.count("ew1(") == 5 and "ew3(" not in source, source     # four calls of one kernel
+    assert len(lowered) == 2        # `v0 * v1 + 1.0` and `-v0`, each compiled once

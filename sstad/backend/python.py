@@ -11,10 +11,11 @@ import os
 
 import numpy as np
 
+from sstad.backend.numba_kernels import Kernels
 from sstad.ir import nodes as ir
 from sstad.ir.names import Namer
 from sstad.ir.outline import outline_module
-from sstad.passes.fusion import fused_into
+from sstad.passes.fusion import elementwise_array, fused_into
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import literal
 
@@ -34,8 +35,9 @@ def undef_text(aval):
 
 
 class FunctionEmitter:
-    def __init__(self, function, function_names, backend):
+    def __init__(self, function, function_names, backend, kernels=None):
         self.fn = function
+        self.kernels = kernels     # Kernels: elementwise array expressions as shared functions
         self.backend = backend
         self.name = Namer(taken=function_names)
         self.lines = []
@@ -118,6 +120,8 @@ class FunctionEmitter:
             self.out(f"{self.name(stmt.outs[0])} = [{undef_text(stmt.outs[0].type.elem)}][:0]", depth)
             return
         text = self.expression(stmt)
+        if self.kernels is not None and elementwise_array(stmt) and not stmt.prim.mutates:
+            text = self.kernels.call(text)
         if stmt.prim.mutates:
             self.name.alias(stmt.outs[0], stmt.args[0])
             self.out(text, depth)
@@ -220,7 +224,9 @@ def emit_module(module, backend="python"):
     spelled by ``backend``'s lowering table.  A backend that fuses writes chains of
     elementwise operations as nested expressions (Numba then fuses them into one loop);
     otherwise one primitive per line.  A backend with ``outline`` set splits long
-    functions into parts of about that many applications (see ``sstad/ir/outline.py``)."""
+    functions into parts of about that many applications (see ``sstad/ir/outline.py``);
+    one with ``kernels`` set writes each elementwise array expression as a call of a
+    function shared by all equal expressions (``sstad/backend/numba_kernels.py``)."""
     from sstad.backend.base import get_backend
     backend = get_backend(backend)
     if backend.outline:
@@ -229,8 +235,11 @@ def emit_module(module, backend="python"):
     parts = [HEADER]
     externs = sorted({s.params["name"] for f in module.functions for s in ir.walk(f.body)
                       if isinstance(s, ir.Apply) and s.prim.name == "extern"})
+    kernels = Kernels(names, externs) if getattr(backend, "kernels", False) else None
     if externs:      # functions sstad does not see into (runtime/extern.py)
         parts.append("\n" + "".join(f"{e} = rt.extern_function({e!r})\n" for e in externs))
-    for function in module.functions:
-        parts.append("\n\n" + FunctionEmitter(function, names, backend).emit())
-    return "".join(parts)
+    functions = ["\n\n" + FunctionEmitter(function, names, backend, kernels).emit()
+                 for function in module.functions]
+    if kernels is not None:
+        parts.append(kernels.text())
+    return "".join(parts + functions)

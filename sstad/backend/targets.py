@@ -26,6 +26,7 @@ class NumbaBackend(Backend):
     name = "numba"
     fuse = True
     outline = 80       # LLVM's time grows faster than one function's size
+    kernels = True     # array expressions as shared functions (backend/numba_kernels.py)
     ERRORS = (numba.core.errors.TypingError, numba.core.errors.UnsupportedError,
               numba.core.errors.LoweringError)
 
