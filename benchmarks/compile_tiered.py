@@ -2,7 +2,8 @@
 result comes back, and when Numba's code takes over from the python backend.
 
 The program is the 30-line function of `compile_latency.py`, called in a loop in a fresh
-process, with an empty cache (cold) and with the cache the cold run left (warm).
+process, with an empty cache (cold) and with the cache the cold run left (warm: the disk
+record keyed on the source gives the python text at once, and Numba loads its code).
 
     python benchmarks/compile_tiered.py
 """
@@ -40,29 +41,29 @@ DRIVER = textwrap.dedent('''
             assert abs(value - first) <= 1e-12 * abs(first), (value, first)
             break
         time.sleep(0.001)
-    print(f"{first_at:.3f} {python_run:.4f} {time.perf_counter() - start:.2f} {calls}")
+    print(f"{first_at:.3f} {python_run:.4f} {time.perf_counter() - start:.2f} {calls} {compiled.module is None}")
 ''')
 
 
 def timeline(workdir, cache):
     """(seconds to the first result, one python-backend call, seconds until the native
-    code ran, calls made until then)."""
+    code ran, calls made until then, whether it ran from the disk record)."""
     out = subprocess.run([sys.executable, "-c", DRIVER, workdir], env=dict(os.environ, SSTAD_CACHE_DIR=cache),
                          capture_output=True, text=True)
     if out.returncode:
         raise RuntimeError(out.stderr)
-    first, python_run, native, calls = out.stdout.split()
-    return float(first), float(python_run), float(native), int(calls)
+    first, python_run, native, calls, recorded = out.stdout.split()
+    return float(first), float(python_run), float(native), int(calls), recorded == "True"
 
 
 def main():
     with tempfile.TemporaryDirectory() as workdir, tempfile.TemporaryDirectory() as cache:
         with open(os.path.join(workdir, "latency_program.py"), "w") as f:
             f.write(PROGRAM)
-        for label in ("cold", "warm", "warm"):
-            first, python_run, native, calls = timeline(workdir, cache)
+        for label in ("cold", "warm", "warm", "warm"):
+            first, python_run, native, calls, recorded = timeline(workdir, cache)
             print(f"{label}: first result {first:.3f} s (a python-backend call takes {python_run:.3f} s); "
-                  f"native code from {native:.2f} s, after {calls} calls")
+                  f"native code from {native:.2f} s, after {calls} calls{', from the record' if recorded else ''}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """The public API: ``jit`` and ``dump``."""
 from __future__ import annotations
 
+import _thread
 import functools
 import threading
 import types
@@ -43,6 +44,7 @@ class Compiled:
         self._start()
 
     def _start(self):
+        self._single = self.out_tree == ("leaf",) and len(self.results) == 1 and _declared(self.results[0])
         self.key = None           # the source key of its disk record (see Jitted.specialise)
         self.code = None          # code_digest of the function when the key was taken
         self.saved = ()           # the backends whose text the record on disk holds
@@ -148,21 +150,22 @@ class Compiled:
         fn = self._callables.get(backend.name) or self.callable(backend)
         out = backend.call(fn, leaves)
         results = self.results
-        if len(results) == 1 and self.out_tree == ("leaf",):
-            return _as_declared(out, results[0])
+        if self._single:                                   # one result, no dtype to fix
+            return out
         flat = [] if not results else [out] if len(results) == 1 else list(out)
         flat = [_as_declared(v, r) for v, r in zip(flat, results)]
         return unflatten(self.out_tree, flat, list_type=list)
 
 
 class _Background:
-    """One backend's compilation of a :class:`Compiled`, in a daemon thread."""
+    """One backend's compilation of a :class:`Compiled`, in a thread of its own that
+    does not keep the program alive.  Started with ``_thread``: ``Thread.start`` would
+    wait until the new thread runs, which holds the GIL for a switch interval or more
+    (5-20 ms of the first call here)."""
 
     def __init__(self, compiled, backend, leaves):
         self.done, self.error = threading.Event(), None
-        thread = threading.Thread(target=self.run, args=(compiled, backend, leaves), daemon=True,
-                                  name=f"sstad compile {compiled.fn.__name__}")
-        thread.start()
+        _thread.start_new_thread(self.run, (compiled, backend, leaves))
 
     def run(self, compiled, backend, leaves):
         try:
@@ -244,6 +247,12 @@ def _plain_tree(treedef):
     return all(_plain_tree(c) for c in treedef[-1])
 
 
+def _declared(aval):
+    """Does every value of ``aval`` come back from the backends as it is declared?  (A
+    weak scalar is whatever Python number it is.)"""
+    return isinstance(aval, A.Scalar) and aval.weak
+
+
 def _as_declared(value, aval):
     """A result with the dtype NumPy gives (Numba's float32 reductions return float64)."""
     if isinstance(aval, A.Scalar) and not aval.weak and isinstance(value, (float, np.floating)) \
@@ -265,13 +274,17 @@ _SCALAR_TYPES = frozenset({float, int, bool, complex, np.float64, np.float32, np
 
 
 def _dispatch_key(args):
-    """A cheap key for arguments that are all NumPy arrays or numbers: what
-    :func:`_signature` would say about them; None for anything else."""
+    """A cheap key for arguments that are all NumPy arrays (of a built-in dtype in native
+    byte order, which its number names) or numbers: what :func:`_signature` would say
+    about them; None for anything else."""
     key = []
     for a in args:
         t = type(a)
         if t is np.ndarray:
-            key.append((a.dtype, a.ndim))
+            dtype = a.dtype
+            if dtype.isbuiltin != 1:
+                return None
+            key.append(dtype.num * 64 + a.ndim)       # an int hashes faster than a dtype
         elif t in _SCALAR_TYPES:
             key.append(t)
         else:
@@ -298,8 +311,7 @@ class Jitted:
             compiled = (self._from_disk(key) if key is not None else None) or Compiled(self.fn, args)
             if key is not None and compiled.key is None and compiled.module is not None:
                 compiled.key, compiled.code = key, code_digest(self.fn)
-                if self.tiered:
-                    compiled.source("python")        # the record keeps both texts
+                compiled.source("python")   # the record keeps it too: a tiered call runs it first
             self._compiled[signature] = compiled
         return compiled
 

@@ -20,6 +20,7 @@ import dis
 import hashlib
 import importlib.util
 import linecache
+import operator
 import os
 import pathlib
 import sys
@@ -52,7 +53,7 @@ def source_key(fn, signature):
     try:
         parts = (_package_digest(), _rules_digest(), Walk().transform(fn), Walk().value(signature[0]),
                  tuple(repr(a) for a in signature[1]))
-    except Unkeyable:
+    except Exception:        # Unkeyable, or a value that fails when looked at: compile as usual
         return None
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:20]
 
@@ -97,13 +98,24 @@ def _package_digest():
     modification time, as Python's bytecode cache checks them) and the toolchain's
     versions; once per process."""
     if not _package:
-        digest = hashlib.sha256(f"{sys.version} {np.__version__} {numba.__version__} {sstad.__version__}".encode())
+        lines = [f"{sys.version} {np.__version__} {numba.__version__} {sstad.__version__}"]
         for root in _PACKAGE_ROOTS:
-            for path in sorted(pathlib.Path(root).rglob("*.py")):
-                stat = path.stat()
-                digest.update(f"{path} {stat.st_size} {stat.st_mtime_ns}\n".encode())
-        _package.append(digest.hexdigest())
+            lines.extend(_stats(root))
+        _package.append(hashlib.sha256("\n".join(lines).encode()).hexdigest())
     return _package[0]
+
+
+def _stats(folder):
+    """``path size mtime`` of the ``.py`` files under ``folder``, in a fixed order."""
+    out = []
+    with os.scandir(folder) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
+                out.extend(_stats(entry.path))
+            elif entry.name.endswith(".py"):
+                stat = entry.stat()
+                out.append(f"{entry.path} {stat.st_size} {stat.st_mtime_ns}")
+    return out
 
 
 def _state():
@@ -140,7 +152,7 @@ def mark_pristine():
 
 
 def _same(a, b):
-    return len(a) == len(b) and all(x[1] is y[1] for x, y in zip(a, b))
+    return len(a) == len(b) and all(map(operator.is_, (x[1] for x in a), (y[1] for y in b)))
 
 
 def _rules_digest():
@@ -187,6 +199,8 @@ def _shallow(value, depth=1):
         return repr(value)
     if isinstance(value, types.ModuleType):
         return value.__name__
+    if isinstance(value, (types.BuiltinFunctionType, np.ufunc)):
+        return f"{getattr(value, '__module__', None)}.{value.__name__}"
     return type(value).__qualname__
 
 
@@ -269,7 +283,7 @@ class Walk:
             # sstad's source is in the package digest; library code and generated methods
             # (a dataclass's __init__) are called, not compiled from source
             closure = tuple(self.value(c.cell_contents) if _full(c) else "empty" for c in fn.__closure__ or ())
-            return ("named function", module, fn.__qualname__, closure,
+            return ("named function", module, fn.__qualname__, _code_digest(code), closure,
                     self.value(fn.__defaults__), self.value(fn.__kwdefaults__))
         names = _names(code)
         globals_ = fn.__globals__
@@ -281,21 +295,24 @@ class Walk:
                 read.append((name, "builtin"))
         closure = tuple((n, self.value(c.cell_contents, names) if _full(c) else "empty")
                         for n, c in zip(code.co_freevars, fn.__closure__ or ()))
-        return ("function", module, fn.__qualname__, code.co_filename, code.co_firstlineno,
+        return ("function", module, fn.__qualname__, code.co_filename, code.co_firstlineno, _code_digest(code),
                 file_digest(code.co_filename), self.value(fn.__defaults__), self.value(fn.__kwdefaults__),
                 closure, tuple(read))
 
     def module(self, m, names):
         name = m.__name__
-        if name == "sstad" or name.startswith("sstad.") or name.split(".")[0] in sys.stdlib_module_names \
-                or _library_name(m):
-            return ("module", name)
+        attrs = vars(m)          # not getattr: a module's __getattr__ may import (np.testing)
+        if name == "sstad" or name.startswith("sstad."):
+            return ("module", name)          # its state is in the rules digest
+        if name.split(".")[0] in sys.stdlib_module_names or _library_name(m):
+            # by name; what the function reads from it by where it is defined (np.sin replaced)
+            return ("module", name, tuple((n, _shallow(attrs[n], 0)) for n in sorted(names) if n in attrs))
         # a user's module: the attributes the function may read from it
         key = (id(m), names)
         if key not in self.seen:
             self.seen[key] = ("cycle", len(self.seen))
-            self.seen[key] = ("module", name, tuple((n, self.value(getattr(m, n), names))
-                                                    for n in sorted(names) if hasattr(m, n)))
+            self.seen[key] = ("module", name, tuple((n, self.value(attrs[n], names))
+                                                    for n in sorted(names) if n in attrs))
         return self.seen[key]
 
     def cls(self, c):
@@ -325,6 +342,23 @@ def _library_name(obj):
 
 
 _code_names: dict = {}
+_code_digests: dict = {}
+
+
+def _code_digest(code):
+    """What tells apart two functions defined on one line (two lambdas): their bytecode,
+    constants and names."""
+    if code not in _code_digests:
+        parts = [code.co_code, repr(code.co_names), repr(code.co_varnames)]
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                parts.append(_code_digest(const))
+            elif isinstance(const, frozenset):            # `in {"a", "b"}`: no fixed order
+                parts.append(repr(sorted(map(repr, const))))
+            else:
+                parts.append(repr(const))
+        _code_digests[code] = hashlib.sha256(repr(parts).encode()).hexdigest()
+    return _code_digests[code]
 
 
 def _names(code):
