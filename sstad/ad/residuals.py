@@ -8,15 +8,20 @@ tape of its own there, pushed right after its definition, and the backward loop 
 it from the tape instead, so dead-code elimination drops the recomputation nothing reads
 any more.  What is not chosen is still recomputed from the taped carried values.
 
-Not stored: lists, values defined inside an inner loop (the inner loop is rerun with
-tapes of its own), and arrays whose memory the loop writes in place (a later write
-would change a stored reference; a view of the taped state is cheap to recompute).
-Under ``policy="auto"`` an array of higher rank than every carried value (a vector per
-step of a scalar recurrence) is recomputed too, so the tape stays the size of the state.
+Not stored: lists; integer scalars and views (as cheap to remake as to read back); arrays
+whose memory the loop writes in place (a later write would change a stored reference; a
+view of the taped state is cheap to recompute).  An inner loop is rerun, with tapes of
+its own, in each iteration of the backward loop; under ``policy="store"`` its forward
+sweep runs in the outer forward loop instead and its tapes are taped there (lists of
+lists), where it holds no reference to memory the outer loop writes.
+Under ``policy="auto"`` only what costs more to remake than to keep is stored: results of
+matrix products and ``np.linalg`` (their work grows faster than their size), and scalars
+made from arrays (reductions).  A fresh array per iteration costs more in memory traffic
+than an elementwise operation on it (docs/performance.md, "Store or recompute").
 """
 from sstad.ir import nodes as ir
 from sstad.ir.alias import written_memory
-from sstad.ir.clone import substitute
+from sstad.ir.clone import clone_stmt, substitute
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot, lookup
 
@@ -29,50 +34,60 @@ def check_policy(policy):
     return policy
 
 
-def _rank(t):
-    if isinstance(t, A.Array):
-        return t.ndim
-    if isinstance(t, A.ListOf):
-        return _rank(t.elem)
-    return 0
+# Primitives whose work grows faster than their result's size: recomputing one costs
+# more than reading it back from memory.
+_SUPERLINEAR = {"matmul", "op.matmul", "dot", "einsum", "tensordot", "inner"}
+
+
+def superlinear(stmt):
+    name = getattr(getattr(stmt, "prim", None), "name", "")
+    return name in _SUPERLINEAR or name.startswith("linalg.")
 
 
 class LoopStore:
     """The forward loop of one original loop, and the tapes of its stored residuals."""
 
-    def __init__(self, original, loop, container, body_subst, view_root):
+    def __init__(self, original, loop, container, body_subst, view_root, defs):
         self.original = original          # the loop in the function being differentiated
         self.loop = loop                  # the forward sweep's copy of it
         self.container = container        # the statement list that holds ``loop``
         self.body_subst = body_subst      # original -> the forward loop's value
         self.written = written_memory(ir.Block([], [original], []))   # (calls count as writes)
         self.view_root = view_root
-        self.state_rank = max([_rank(p.type) for p in ir.carried(original)], default=0)
+        self.defs = defs                  # original var -> the Apply that makes it
         self.tapes = {}                   # original var -> the tape the backward loop reads
 
     def storable(self, original, policy):
         t = original.type
         if original not in self.body_subst or not isinstance(t, (A.Scalar, A.Array)):
             return False
-        if isinstance(t, A.Array):
-            if self.view_root(original) in self.written:
-                return False
-            if policy == "auto" and t.ndim > self.state_rank:
-                return False
+        if isinstance(t, A.Array) and self.view_root(original) in self.written:
+            return False
+        if policy == "auto":
+            made = self.defs.get(original)
+            # a scalar made from an array (a reduction) is cheap to keep, dear to remake
+            return superlinear(made) or isinstance(t, A.Scalar) and made is not None and any(
+                isinstance(getattr(a, "type", None), A.Array) for a in made.args)
         return True
 
-    def tape(self, original):
-        if original not in self.tapes:
-            self.tapes[original] = ir.Var("tape_" + original.hint.strip("%"), A.ListOf(original.type))
-        return self.tapes[original]
+    def tape(self, key, like):
+        """The tape of ``key`` (an original var, or an inner loop's output), of ``like``s."""
+        if key not in self.tapes:
+            self.tapes[key] = ir.Var("tape_" + like.hint.strip("%"), A.ListOf(like.type))
+        return self.tapes[key]
 
-    def patch(self, chosen):
-        """Give the forward loop a tape for each original var in ``chosen``."""
+    def patch(self, chosen, inner):
+        """Give the forward loop a tape for each key in ``chosen``: an original var, or
+        ``(inner loop, k)`` for output ``k`` of an inner loop's forward sweep, which then
+        runs with its tapes in this forward loop (``inner``: see :func:`_inner_tapes`)."""
         loop, body = self.loop, self.loop.body
-        made = []
-        for original in chosen:
-            out = self.tape(original)
-            value = self.body_subst[original]
+        made, hoisted = [], {}
+        for key in chosen:
+            if isinstance(key, tuple) and key[0] not in hoisted:
+                hoisted[key[0]] = self.hoist(key[0], *inner[key[0]])
+        for key in chosen:
+            out = self.tapes[key]
+            value = hoisted[key[0]].outs[key[1]] if isinstance(key, tuple) else self.body_subst[key]
             tape, param, pushed = (ir.Var(out.hint, out.type) for _ in range(3))
             made.append(ir.Apply([tape], lookup("list.new"), [], {}, loop.loc))
             at = next((k + 1 for k, s in enumerate(body.stmts) if value in s.outs), len(body.stmts))
@@ -87,6 +102,23 @@ class LoopStore:
             loop.outs.append(out)
         k = next(k for k, s in enumerate(self.container) if s is loop)
         self.container[k:k] = made
+
+    def hoist(self, original, swept, news, outside):
+        """Run ``swept`` (the recomputation's forward sweep of the inner loop ``original``,
+        with its tapes) in this forward loop instead of its plain copy; ``outside`` maps
+        what it reads to this forward loop's values.  Returns the copy."""
+        body = self.loop.body
+        plain = next(s for s in body.stmts if s.outs and s.outs[0] is self.body_subst[original.outs[0]])
+        subst = dict(outside)
+        copies = [clone_stmt(s, subst) for s in news + [swept]]
+        at = body.stmts.index(plain)
+        body.stmts[at:at + 1] = copies
+        copy = copies[-1]
+        renamed = dict(zip(plain.outs, copy.outs))
+        substitute(body, renamed)
+        for o, new in zip(original.outs, copy.outs):
+            self.body_subst[o] = new
+        return copy
 
 
 def forward_definitions(stmts):
@@ -119,7 +151,7 @@ def read_for_shape(fwd, bwd):
         chain = []
         while isinstance(a, ir.Var) and isinstance(a.type, A.Array) and a in made:
             d = made[a]
-            arrays = [b for b in d.args if isinstance(getattr(b, "type", None), A.Array)]
+            arrays = list(dict.fromkeys(b for b in d.args if isinstance(getattr(b, "type", None), A.Array)))
             if not (d.prim.elementwise and not d.prim.mutates and len(arrays) == 1
                     and arrays[0].type.ndim == a.type.ndim):
                 break
@@ -141,12 +173,96 @@ def _reads_of(stmt):
     return reads + [r for region in ir.regions(stmt) for r in region.results]
 
 
-def read_from_tapes(sweep, record, sub, start, mark, j):
+def cheap_values(fwd, defined):
+    """Values of the recomputation ``fwd`` as cheap to make again as to read from a tape:
+    integer and boolean scalars and views (basic indexing, reshapes), made from such
+    values, from values of the enclosing code, or from the iteration's taped state."""
+    made = {o: s for s in fwd if isinstance(s, ir.Apply) for o in s.outs}
+    memo = {}
+
+    def cheap(a):
+        if not isinstance(a, ir.Var):
+            return True
+        if a not in memo:
+            s = made.get(a)
+            memo[a] = False
+            if s is None:
+                memo[a] = a not in defined
+            elif not s.prim.mutates:
+                scalar = isinstance(a.type, A.Scalar) and a.type.dtype.kind in "iub"
+                view = (s.prim.view or s.prim.may_alias) and not any(
+                    isinstance(getattr(b, "type", None), A.Array) for b in s.args[1:])
+                memo[a] = (scalar or view) and all(cheap(b) for b in s.args)
+        return memo[a]
+    return cheap
+
+
+def _inner_tapes(record, fwd, local, image, read):
+    """Inner loops of the recomputation whose forward sweep (with its tapes) this loop's
+    forward loop can run instead: {original inner loop: (its swept copy, the statements
+    that make its empty tapes, {what it reads: this forward loop's value})}, and the keys
+    ``(inner loop, k)`` of its outputs the backward sweep reads (its tapes)."""
+    found, keys = {}, []
+    made = {o: s for s in fwd for o in s.outs}
+    for key, inner in local.items():
+        if not (isinstance(key, tuple) and key[0] == "store" and any(s is inner.loop for s in fwd)):
+            continue
+        swept, n = inner.loop, len(inner.original.outs)
+        wanted = [k for k in range(n, len(swept.outs)) if swept.outs[k] in read]
+        if not wanted or n == 0 or inner.original.outs[0] not in record.body_subst:
+            continue
+        if not _safe_to_hoist(record, inner):
+            continue
+        inside = set(_defined_in(swept))
+        news, outside = [], {}
+        for a in ir.reads(swept):
+            if not isinstance(a, ir.Var) or a in inside or a in outside:
+                continue
+            if isinstance(made.get(a), ir.Apply) and made[a].prim.name == "list.new":
+                news.append(made[a])
+                outside[a] = None
+            elif a in image and image[a] in record.body_subst:
+                outside[a] = record.body_subst[image[a]]
+            else:
+                break                      # made by the backward sweep only: not hoistable
+        else:
+            outside = {a: b for a, b in outside.items() if b is not None}   # list.new: copied
+            found[inner.original] = (swept, news, outside)
+            keys.extend((inner.original, k) for k in wanted)
+    return found, keys
+
+
+def _safe_to_hoist(record, inner):
+    """Can the inner loop's tapes live across this loop's iterations?  Not where they
+    hold references to memory this loop writes (a later iteration would change them)."""
+    for p in ir.carried(inner.original):
+        if isinstance(p.type, A.ListOf):
+            return False
+        root = record.view_root(p)
+        if isinstance(p.type, A.Array) and root in record.written and root not in inner.written:
+            return False                   # taped by reference, overwritten by this loop
+    return not any(isinstance(k, ir.Var) and isinstance(k.type, A.Array) and record.view_root(k) in record.written
+                   for k in inner.tapes)
+
+
+def _defined_in(stmt):
+    for region in ir.regions(stmt):
+        yield from region.params
+        for s in ir.walk(region):
+            yield from s.outs
+            for r in ir.regions(s):
+                yield from r.params
+
+
+def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
     """Make the body of the backward loop read residuals from their tapes at iteration
-    ``j``: the recomputation is ``sweep.L.stmts[start:mark]``, the backward sweep follows
-    it.  Both read the tapes instead of the recomputed values (what is still recomputed
-    starts from stored values).  Returns the originals read from tapes, in order."""
+    ``j``: the recomputation runs from ``sweep.L.stmts[start]`` to the statement
+    ``last_fwd``, the backward sweep follows it.  Both read the tapes instead of the
+    recomputed values (what is still recomputed starts from stored values).  Returns the
+    originals read from tapes, in order."""
     stmts = sweep.L.stmts
+    # (an inner loop's tapes were inserted into the recomputation since: find its end)
+    mark = start if last_fwd is None else next(k for k, s in enumerate(stmts) if s is last_fwd) + 1
     fwd, bwd = stmts[start:mark], stmts[mark:]
     env = sweep.adjoints.env
     read_for_shape(fwd, bwd)
@@ -154,19 +270,28 @@ def read_from_tapes(sweep, record, sub, start, mark, j):
     read |= {v for v in env.values() if isinstance(v, ir.Var)}
     image = {v: o for o, v in sub.items() if isinstance(v, ir.Var)}
     defined = forward_definitions(fwd)
-    chosen = sorted((v for v in read & defined if v in image and record.storable(image[v], sweep.policy)),
+    cheap = cheap_values(fwd, defined)
+    chosen = sorted((v for v in read & defined
+                     if v in image and not cheap(v) and record.storable(image[v], sweep.policy)),
                     key=lambda v: v.id)
-    if not chosen:
-        return []
+    inner, inner_keys = _inner_tapes(record, fwd, local, image, read) if sweep.policy == "store" else ({}, [])
+    if not chosen and not inner_keys:
+        return [], {}
     mapping = {}
+    swept = {key: inner[key[0]][0].outs[key[1]] for key in inner_keys}
 
     def reads():
         for v in chosen:
-            mapping[v] = sweep.L.apply("getitem", [record.tape(image[v]), j], {"index": (Slot(1),)}, hint=v.hint)
+            mapping[v] = sweep.L.apply("getitem", [record.tape(image[v], v), j], {"index": (Slot(1),)},
+                                       hint=v.hint)
+        for key, v in swept.items():
+            mapping[v] = sweep.L.apply("getitem", [record.tape(key, v), j], {"index": (Slot(1),)}, hint=v.hint)
     loads = sweep.collect(reads)
     substitute(ir.Block([], fwd + bwd, []), mapping)
+    for _, _, outside in inner.values():    # the swept inner loops now read the loads
+        outside.update((mapping[v], outside[v]) for v in list(outside) if v in mapping)
     for key, value in list(env.items()):
         if isinstance(value, ir.Var) and value in mapping:
             env[key] = mapping[value]
     stmts[start:start] = loads
-    return [image[v] for v in chosen]
+    return [image[v] for v in chosen] + inner_keys, inner

@@ -348,7 +348,7 @@ class ReverseMode(ListAdjoints, Sweep):
         self.L.stmts.append(new)
         saved[stmt] = tape_outs
         if self.policy != "recompute":
-            saved["store", stmt] = LoopStore(stmt, new, self.L.stmts, body_subst, self.view_root)
+            saved["store", stmt] = LoopStore(stmt, new, self.L.stmts, body_subst, self.view_root, self.defs)
 
     # --- backward sweep ------------------------------------------------------------
     def backward(self, stmts, subst, saved):
@@ -609,7 +609,7 @@ class ReverseMode(ListAdjoints, Sweep):
                     sub[p] = self.L.apply("getitem", [tape, j], {"index": (Slot(1),)}, hint=p.hint)
             start = len(self.L.stmts)
             self.forward(stmt.body.stmts, sub, local)
-            mark = len(self.L.stmts)
+            last_fwd = self.L.stmts[-1] if len(self.L.stmts) > start else None
             for m, key in ckeys.items():
                 r = stmt.body.results[m]
                 if self.active(r):
@@ -621,12 +621,12 @@ class ReverseMode(ListAdjoints, Sweep):
                 self.set_slot(key, d if d is not None else self.zeros(p, sub[p]),
                               self.owned(p) if d is not None else True)
             if store is not None:          # the last round of the loop's fixpoint counts
-                stored[:] = read_from_tapes(self, store, sub, start, mark, j)
+                stored[:] = read_from_tapes(self, store, sub, start, last_fwd, j, local)
             self.drop(inner)
         store, stored = saved.get(("store", stmt)), []
         self.L.loop(body, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
-        if stored:
-            store.patch(stored)
+        if stored and stored[0]:
+            store.patch(*stored)
         for m, key in ckeys.items():
             init = stmt.inits[m]
             if self.active(init):
