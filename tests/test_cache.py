@@ -341,3 +341,20 @@ def test_an_object_compiled_in_by_identity_has_no_key_and_still_compiles(keyed):
     assert np.allclose(fresh_gradient(keyed.with_settings)[0], [2.0, 2.0])
     assert fresh_gradient(keyed.with_settings)[1] is False
     assert not list((pathlib.Path(os.environ["SSTAD_CACHE_DIR"])).glob("with_settings*.idx"))
+
+
+def test_a_notebook_cells_globals_are_part_of_the_key(keyed):
+    """IPython keeps each cell's source in linecache under a name of its own: its functions
+    are compiled from there, so their globals are walked like a file's."""
+    import linecache
+    source = "import numpy as np\nSCALE = 2.0\n\ndef cell_f(x):\n    return SCALE * np.sum(np.sin(x))\n"
+    name = "<ipython-input-7-0123456789ab>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    namespace = {}
+    exec(compile(source, name, "exec"), namespace)
+    key = grad_key(namespace["cell_f"], X)
+    assert key is not None and np.allclose(fresh_gradient(namespace["cell_f"])[0], 2.0 * np.cos(X))
+    namespace["SCALE"] = 3.0
+    assert grad_key(namespace["cell_f"], X) != key
+    out, from_record = fresh_gradient(namespace["cell_f"])
+    assert not from_record and np.allclose(out, 3.0 * np.cos(X))

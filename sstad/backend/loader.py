@@ -22,6 +22,7 @@ import pathlib
 import pickle
 import re
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -240,8 +241,8 @@ def load_record(label, key):
     try:
         with open(path, "rb") as f:
             record = pickle.load(f)
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
-        return None        # a class it names is gone, say: compile as usual
+    except Exception:      # unreadable, cut short, or a class it names is gone: compile as usual
+        return None
     if not isinstance(record, dict) or record.get("version") != RECORD_VERSION:
         return None
     _mark_used(path)
@@ -251,7 +252,7 @@ def load_record(label, key):
 def save_record(label, key, record):
     """Write ``record`` (a dict of picklable values) under ``key``, atomically."""
     path = _record_path(label, key)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp = path.with_suffix(f".tmp{os.getpid()}{threading.get_ident()}")    # a tiered call saves from two threads
     tmp.write_bytes(pickle.dumps(dict(record, version=RECORD_VERSION)))
     os.replace(tmp, path)
     _mark_used(path)

@@ -278,8 +278,9 @@ class Walk:
     def function(self, fn):
         module = fn.__module__ or ""
         code = fn.__code__
+        generated = code.co_filename.startswith("<") and not code.co_filename.startswith("<ipython-input-")
         if module == "sstad" or module.startswith("sstad.") or _in_package(code.co_filename) \
-                or is_library_function(fn) or code.co_filename.startswith("<"):
+                or is_library_function(fn) or generated:
             # sstad's source is in the package digest; library code and generated methods
             # (a dataclass's __init__) are called, not compiled from source
             closure = tuple(self.value(c.cell_contents) if _full(c) else "empty" for c in fn.__closure__ or ())
