@@ -78,14 +78,9 @@ def test_a_wrong_rank_after_fast_calls_is_still_a_clear_error():
     assert "not supported" in str(info.value)
 
 
-def test_the_numba_backend_and_tiered_calls_take_the_same_path():
+def test_the_numba_backend_takes_the_same_path(signature_walks):
     x = np.array([0.5, -1.0, 2.0])
     f = sstad.jit(weighted)
     assert f(x, 2.0) == pytest.approx(weighted(x, 2.0), rel=1e-15)
     assert f(x, 3.0) == pytest.approx(weighted(x, 3.0), rel=1e-15)
-    g = sstad.jit(sstad.grad(weighted), tiered=True)
-    np.testing.assert_allclose(g(x, 2.0), 2.0 * W)
-    (compiled,) = g._compiled.values()
-    assert compiled._background["numba"].done.wait(300)
-    np.testing.assert_allclose(g(x, 2.0), 2.0 * W)
-    assert compiled.ready(g.backend).name == "numba"
+    assert len(signature_walks) == 1
