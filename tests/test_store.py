@@ -56,19 +56,37 @@ def test_store_leaves_no_recomputation_in_the_backward_loop():
     assert emitted(sc.scalar_reads, "store").count("np.exp(") == 1
 
 
-def test_auto_recomputes_a_vector_per_step_of_a_scalar_loop():
-    """The carried state is a float; a stored array per iteration would make the tape
-    larger than the state by the array's size."""
+def test_store_runs_an_inner_loop_forward_once():
+    """Under "store" the inner loop's forward sweep, with its tapes, runs in the outer
+    forward loop: two loops forward, two backward; recomputing adds the inner loop's
+    forward sweep inside the outer backward loop."""
+    assert emitted(sc.nested, "store").count("for ") == 4
+    assert emitted(sc.nested, "recompute").count("for ") == 5
+
+
+def test_auto_keeps_matrix_products_and_remakes_elementwise_arrays():
+    """A fresh array per iteration costs more than an elementwise operation on it, less
+    than a matrix product (docs/performance.md, "Store or recompute")."""
     def vector_per_step(x, w):
         s = 0.0
         for i in range(3):
             s = s + np.sum(np.sin(x * (w + s)))
         return s
+
+    def product_per_step(x, w):
+        a = np.outer(x, x) * 0.1
+        h = x * w
+        for i in range(3):
+            h = np.tanh(a @ h)
+        return np.sum(h)
     array_tape = "[np.empty((0,), np.float64)][:0]"         # an empty typed list of arrays
-    assert array_tape not in emitted(vector_per_step, "auto")   # x * (w + s) is recomputed
+    assert array_tape not in emitted(vector_per_step, "auto")   # x * (w + s) is remade
     assert array_tape in emitted(vector_per_step, "store")
-    grads = sstad.grad(vector_per_step, argnums=(0, 1))(X.copy(), W)
-    check_gradient(vector_per_step, (X.copy(), W), grads)
+    assert emitted(product_per_step, "auto").count(" @ ") == emitted(product_per_step, "store").count(" @ ")
+    assert emitted(product_per_step, "recompute").count(" @ ") > emitted(product_per_step, "auto").count(" @ ")
+    for fn in (vector_per_step, product_per_step):
+        grads = sstad.grad(fn, argnums=(0, 1))(X.copy(), W)
+        check_gradient(fn, (X.copy(), W), grads)
 
 
 def test_an_unknown_policy_is_refused():

@@ -197,6 +197,25 @@ def cheap_values(fwd, defined):
     return cheap
 
 
+def _products_behind(fwd, residuals, chosen, image, record):
+    """The matrix products (and other superlinear results) that remaking the residuals
+    not ``chosen`` would recompute: ``tanh(a @ h)``'s rule reads the ``tanh``, which is
+    cheap to remake from a stored ``a @ h``."""
+    made = {o: s for s in fwd if isinstance(s, ir.Apply) for o in s.outs}
+    found, seen = set(), set(chosen)
+    todo = [v for v in residuals if v not in seen]
+    while todo:
+        v = todo.pop()
+        if v in seen or v not in made:
+            continue
+        seen.add(v)
+        if superlinear(made[v]) and v in image and record.storable(image[v], "store"):
+            found.add(v)
+        else:
+            todo.extend(a for a in made[v].args if isinstance(a, ir.Var))
+    return found
+
+
 def _inner_tapes(record, fwd, local, image, read):
     """Inner loops of the recomputation whose forward sweep (with its tapes) this loop's
     forward loop can run instead: {original inner loop: (its swept copy, the statements
@@ -274,6 +293,8 @@ def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
     chosen = sorted((v for v in read & defined
                      if v in image and not cheap(v) and record.storable(image[v], sweep.policy)),
                     key=lambda v: v.id)
+    if sweep.policy == "auto":
+        chosen = sorted(set(chosen) | _products_behind(fwd, read & defined, chosen, image, record), key=lambda v: v.id)
     inner, inner_keys = _inner_tapes(record, fwd, local, image, read) if sweep.policy == "store" else ({}, [])
     if not chosen and not inner_keys:
         return [], {}
