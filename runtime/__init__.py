@@ -10,7 +10,7 @@ from sstad.runtime import (  # noqa: F401  (registration side effects)
 from sstad.runtime.helpers import *  # noqa: F401,F403  (names the emitted code uses as rt.*)
 from sstad.runtime.linalg_numba import *  # noqa: F401,F403
 from sstad.runtime.broadcast import unbroadcast  # noqa: F401
-from sstad.runtime.index import add_along_axis, index_add, index_add_at  # noqa: F401
+from sstad.runtime.index import add_along_axis, index_add, index_add_at, mask_add, mask_put, mask_take  # noqa: F401
 from sstad.runtime.containers import stack_list  # noqa: F401
 from sstad.runtime.einsum import einsum  # noqa: F401  (rt.einsum, with its Numba lowering)
 from sstad.runtime.extern import extern_function  # noqa: F401

@@ -74,17 +74,21 @@ def _getitem_infer(avals, params):
     return result_of_index(avals[0], params["index"], avals)
 
 
-def _single_mask(items, avals):
-    """A lone n-d boolean mask (n > 1): Numba only takes 1-d masks, so we ravel."""
+def _single_mask(items, avals, whole=True):
+    """A lone n-d boolean mask (n > 1): Numba only takes 1-d masks, so we ravel.  ``whole``:
+    one that covers every axis of the array (a mask of its leading axes only selects
+    sub-arrays, which neither ravelling nor ``np.where`` gives)."""
     return (len(items) == 1 and isinstance(items[0], Slot)
             and isinstance(avals[items[0]], A.Array) and avals[items[0]].dtype.kind == "b"
-            and avals[items[0]].ndim > 1)
+            and avals[items[0]].ndim > 1 and (not whole or avals[items[0]].ndim == avals[0].ndim))
 
 
 def _getitem_emit(args, params, avals):
     items = params["index"]
     if _single_mask(items, avals):
         return f"{args[0]}.ravel()[{args[items[0]]}.ravel()]"
+    if _single_mask(items, avals, whole=False):
+        return f"rt.mask_take({args[0]}, {args[items[0]]})"
     return f"{args[0]}[{index_text(items, args)}]"
 
 
@@ -121,6 +125,8 @@ def _setitem_emit(args, params, avals):
     items = params["index"]
     if _single_mask(items, avals) and isinstance(avals[1], A.Scalar):
         return f"{args[0]}[...] = np.where({args[items[0]]}, {args[1]}, {args[0]})"
+    if _single_mask(items, avals, whole=False):
+        return f"rt.mask_put({args[0]}, {args[items[0]]}, {args[1]})"
     return f"{args[0]}[{index_text(items, args)}] = {args[1]}"
 
 
@@ -190,8 +196,89 @@ def _slice_text(item, args):
     return f"slice({', '.join(bounds)})"
 
 
+def mask_take(x, mask):
+    """``x[mask]`` for a boolean ``mask`` of ``x``'s leading axes (two or more; Numba takes
+    1-d masks only): the selected sub-arrays, stacked."""
+    return x[mask]
+
+
+@overload(mask_take)
+def _mask_take_numba(x, mask):
+    covered = mask.ndim
+
+    def impl(x, mask):
+        n = 0
+        for idx in np.ndindex(mask.shape):
+            if mask[idx]:
+                n += 1
+        out = np.empty((n,) + x.shape[covered:], x.dtype)
+        k = 0
+        for idx in np.ndindex(mask.shape):
+            if mask[idx]:
+                out[k] = x[idx]
+                k += 1
+        return out
+    return impl
+
+
+def mask_put(x, mask, values):
+    """``x[mask] = values`` for a boolean ``mask`` of more than one dimension (Numba
+    takes 1-d masks only)."""
+    x[mask] = values
+    return x
+
+
+@overload(mask_put)
+def _mask_put_numba(x, mask, values):
+    if isinstance(values, types.Array):
+        def impl(x, mask, values):
+            k = 0
+            for idx in np.ndindex(mask.shape):
+                if mask[idx]:
+                    x[idx] = values[k]
+                    k += 1
+            return x
+        return impl
+
+    def impl_number(x, mask, values):
+        for idx in np.ndindex(mask.shape):
+            if mask[idx]:
+                x[idx] = values
+        return x
+    return impl_number
+
+
+def mask_add(x, mask, values):
+    """``x[mask] += values`` for a boolean ``mask`` of more than one dimension (Numba
+    takes 1-d masks only): the adjoint of reading ``x[mask]``."""
+    x[mask] += values
+    return x
+
+
+@overload(mask_add)
+def _mask_add_numba(x, mask, values):
+    if isinstance(values, types.Array):
+        def impl(x, mask, values):
+            k = 0
+            for idx in np.ndindex(mask.shape):
+                if mask[idx]:
+                    x[idx] += values[k]
+                    k += 1
+            return x
+        return impl
+
+    def impl_number(x, mask, values):
+        for idx in np.ndindex(mask.shape):
+            if mask[idx]:
+                x[idx] += values
+        return x
+    return impl_number
+
+
 def _index_add_emit(args, params, avals):
     items = params["index"]
+    if _single_mask(items, avals, whole=False):
+        return f"rt.mask_add({args[0]}, {args[items[0]]}, {args[1]})"
     fancy = any(isinstance(i, Slot) and isinstance(avals[i], A.Array) and avals[i].dtype.kind in "iu"
                 for i in items)
     if not fancy:                     # no index can repeat: a plain in-place add

@@ -363,3 +363,50 @@ def repeated_rows(x):
 @pytest.mark.parametrize("fn", [rows_by_list, integer_slice_and_list, repeated_rows])
 def test_list_index_mixed_with_slices(fn, backend):
     check_grads(fn, (rng.normal(size=(5, 4, 4)),), backend=backend)
+
+
+# --- n-d boolean masks: the reverse sweep's scatter under Numba (it failed to compile), a
+# --- mask of the leading axes only (ravelled: an IndexError; assigned through np.where: wrong
+# --- elements, silently)
+
+def squares_where_positive(x):
+    return np.sum(x[x > 0.0] ** 2)
+
+
+def rows_chosen_by_a_mask(x, w):
+    return np.sum(np.sin(x[w > 0.0]) * x[w > 0.0])
+
+
+def zero_where_leading_mask(x, w):
+    y = x * 1.0
+    y[w > 0.0] = 0.0
+    return y
+
+
+def relu_of_a_matrix(x):
+    y = x.copy()
+    y[y < 0.0] = 0.0                 # the reverse sweep restores the old values: an array
+    return np.sum(y * x)
+
+
+def doubled_rows(x, w):
+    y = x * 1.0
+    y[w > 0.0] = x[w > 0.0] * 2.0
+    return y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [squares_where_positive, relu_of_a_matrix], ids=lambda f: f.__name__)
+def test_gradient_of_a_2d_mask(fn, backend):
+    check_grads(fn, (rng.normal(size=(3, 4)),), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_mask_of_the_leading_axes_written_with_rows(backend):
+    check_grads(doubled_rows, (rng.normal(size=(3, 4, 2)), rng.normal(size=(3, 4))), backend=backend)
+
+
+def test_mask_of_the_leading_axes():
+    x, w = rng.normal(size=(4, 4, 4)), rng.normal(size=(4, 4))
+    assert np.array_equal(sstad.jit(zero_where_leading_mask, backend="python")(x, w), zero_where_leading_mask(x, w))
+    check_grads(rows_chosen_by_a_mask, (rng.normal(size=(3, 4, 2)), rng.normal(size=(3, 4))), backend="python")
