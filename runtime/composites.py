@@ -11,10 +11,15 @@ literal parameter): sstad reports it at the user's call.  ``NotImplementedError`
 The definitions live in ``composites_*.py`` by family; this module holds the registry
 and the helpers they share.
 """
+import importlib
+import sys
 import types
 
 COMPOSITES: dict = {}        # key_of(numpy function) -> its definition here
 RANGE = tuple(range(64))
+# Families for a library that is slow to import, registered at the first lookup after the
+# user's program has imported it (a call to scipy.stats needs scipy.stats imported).
+LAZY_FAMILIES = {"scipy.stats": "sstad.runtime.composites_distributions"}
 
 
 def key_of(fn):
@@ -23,6 +28,16 @@ def key_of(fn):
     if isinstance(fn, types.MethodType):
         return (id(fn.__self__), fn.__func__.__name__)
     return id(fn)
+
+
+def definition_of(fn):
+    """The composite that defines ``fn``, or None."""
+    definition = COMPOSITES.get(key_of(fn))
+    if definition is None:
+        for library in [name for name in LAZY_FAMILIES if name in sys.modules]:
+            importlib.import_module(LAZY_FAMILIES.pop(library))
+            definition = COMPOSITES.get(key_of(fn))
+    return definition
 
 
 def composite(*functions):

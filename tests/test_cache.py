@@ -356,3 +356,28 @@ def test_a_notebook_cells_globals_are_part_of_the_key(keyed):
     assert grad_key(namespace["cell_f"], X) != key
     out, from_record = fresh_gradient(namespace["cell_f"])
     assert not from_record and np.allclose(out, 3.0 * np.cos(X))
+
+
+# --- what a new process pays before its first call: `import sstad` ---
+
+LAZY = textwrap.dedent('''
+    import sys
+    import numpy as np, sstad
+    heavy = ["scipy.stats", "ml_dtypes", "mpi4py", "safetensors", "sstad.checkpoint", "numba.cuda"]
+    print(*[m for m in heavy if m in sys.modules])
+    import scipy.stats
+
+    def f(x):
+        return np.sum(scipy.stats.norm.logpdf(x))
+    print(sstad.grad(f)(np.array([0.5, -1.0])).tolist(), sstad.optim.sgd.__name__)
+''')
+
+
+def test_import_sstad_leaves_the_heavy_optional_libraries_to_first_use(tmp_path):
+    (tmp_path / "lazy_program.py").write_text(LAZY)
+    out = subprocess.run([sys.executable, str(tmp_path / "lazy_program.py")], capture_output=True, text=True,
+                         env=dict(os.environ, SSTAD_CACHE_DIR=str(tmp_path / "cache")), timeout=300)
+    assert out.returncode == 0, out.stderr
+    imported, used = out.stdout.splitlines()[-2:]
+    assert imported == ""
+    assert used == "[-0.5, 1.0] sgd"                  # scipy.stats's rules registered when first needed

@@ -19,7 +19,7 @@ from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
 from sstad.runtime.einsum import from_sublists, without_ellipsis
 from sstad.custom import CustomFunction, Remat
-from sstad.runtime.composites import COMPOSITES, key_of
+from sstad.runtime.composites import definition_of
 from sstad.runtime.extern import describe, extern_name
 from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot, bind, default_of, is_default, lookup, parameters
 from sstad.runtime.index import index_add
@@ -73,7 +73,7 @@ class CallLowering:
             return self.call_method(func, args, kwargs, node)
         if hasattr(func, "sstad_lower") and not isinstance(func, type):
             return self.call_transform(func, args, kwargs, node)
-        definition = COMPOSITES.get(key_of(func))
+        definition = definition_of(func)
         if definition is not None:
             pinned = self.pinned_loc
             if pinned is None and self.loc is not None and not inside_sstad(self.loc.file):
