@@ -20,7 +20,6 @@ import dis
 import hashlib
 import importlib.util
 import linecache
-import operator
 import os
 import pathlib
 import sys
@@ -119,56 +118,51 @@ def _stats(folder):
 
 
 def _state():
-    """What the compiler reads besides the files: the public module-level values of sstad's
-    modules (and the attributes of their classes), the primitives' attributes and the rule
-    tables, as (label, object) pairs.  Private names (caches filled as the process runs)
-    and other containers are left out: a fresh process must find the same state."""
+    """What the compiler reads besides the files, by name: the public module-level values
+    of sstad's modules (and the public attributes of their classes), the primitives'
+    attributes and the rule tables.  Private names (caches filled as the process runs,
+    ``__slotnames__`` that pickling adds to a class) are left out,
+    and containers count by identity (rebound, not grown): a fresh process must find the
+    same state."""
     from sstad.runtime.composites import COMPOSITES
     from sstad.runtime.primitive import LOWERINGS, PRIMITIVES
-    state = []
+    state = {}
     for name in sorted(n for n in sys.modules if n.startswith("sstad.") or n == "sstad"):
         for attr, value in list(vars(sys.modules[name]).items()):
-            if attr.startswith("_") or isinstance(value, (dict, list, set)):
+            if attr.startswith("_"):
                 continue
-            state.append((attr, value))
+            state[name, attr] = value
             if isinstance(value, type) and value.__module__ == name:     # NumbaBackend.outline
-                state.extend((k, v) for k, v in vars(value).items()
-                             if k not in _SKIPPED_ATTRS and not isinstance(v, (dict, list, set)))
+                state.update(((name, attr, k), v) for k, v in vars(value).items() if not k.startswith("_"))
     for name, prim in PRIMITIVES.items():
-        state.append((name, None))
-        state.extend(vars(prim).items())
-    for table in (COMPOSITES, *LOWERINGS.values()):
-        state.extend(("rule", v) for v in table.values())
+        state.update((("primitive", name, k), v) for k, v in vars(prim).items())
+    state.update((("composite", i), v) for i, v in enumerate(COMPOSITES.values()))   # keyed by ids
+    for backend, table in LOWERINGS.items():
+        state.update((("lowering", backend, k), v) for k, v in table.items())
     return state
 
 
-_rules = {}       # "pristine": the state as sstad's import left it; "last": (state, digest)
+_pristine = {}    # the state as importing sstad left it
 
 
 def mark_pristine():
-    """Remember the state as importing sstad leaves it (its digest follows from sstad's
-    files, so a fresh process need not compute it)."""
-    _rules["pristine"] = _state()
+    """Remember the state as importing sstad leaves it: it follows from sstad's files,
+    so a fresh process need not describe it."""
+    _pristine.clear()
+    _pristine.update(_state())
 
 
-def _same(a, b):
-    return len(a) == len(b) and all(map(operator.is_, (x[1] for x in a), (y[1] for y in b)))
+_MISSING = object()
 
 
 def _rules_digest():
-    """The digest of :func:`_state`: a rule or helper replaced at run time (a monkeypatch)
-    changes the key.  Compared by identity with the last state seen, and with the state
-    importing sstad left (then it is just "as imported")."""
-    state = _state()
-    if "pristine" in _rules and _same(state, _rules["pristine"]):
-        return "as imported"
-    last = _rules.get("last")
-    if last is None or not _same(state, last[0]):
-        digest = hashlib.sha256()
-        for label, value in state:
-            digest.update(f"{label}={_shallow(value)}\n".encode())
-        _rules["last"] = last = (state, digest.hexdigest())
-    return last[1]
+    """What differs from the state importing sstad left, by name: a rule or helper
+    replaced at run time (a monkeypatch) changes the key, and so does a module imported
+    since (its values are described, which a fresh process that imported it too finds
+    the same); "as imported" when nothing does."""
+    changed = [f"{key}={_shallow(value)}" for key, value in _state().items()
+               if _pristine.get(key, _MISSING) is not value]
+    return hashlib.sha256("\n".join(changed).encode()).hexdigest() if changed else "as imported"
 
 
 def _shallow(value, depth=1):
