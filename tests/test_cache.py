@@ -381,3 +381,14 @@ def test_import_sstad_leaves_the_heavy_optional_libraries_to_first_use(tmp_path)
     imported, used = out.stdout.splitlines()[-2:]
     assert imported == ""
     assert used == "[-0.5, 1.0] sgd"                  # scipy.stats's rules registered when first needed
+
+
+def test_compiling_and_recording_leave_the_rule_state_as_it_was(keyed):
+    """Else every later key of the process that wrote a record would differ from a fresh
+    process's (pickling once added ``__slotnames__`` to sstad's classes)."""
+    from sstad.backend.source_key import _rules_digest
+    before = _rules_digest()
+    fresh_gradient(keyed.f)
+    sstad.jit(keyed.f)(X)
+    assert list(pathlib.Path(os.environ["SSTAD_CACHE_DIR"]).glob("f_grad_*.idx"))
+    assert _rules_digest() == before
