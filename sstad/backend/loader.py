@@ -201,6 +201,12 @@ def load_numba(source, function_names, entry, label):
     """Write the module to the cache directory (so Numba's ``cache=True`` works) and
     import it.  The file name is the hash of its content: an edited or stale file
     simply has another name.  A new file prunes the cache to its size bound."""
+    if "rt.collectives." in source:
+        # Numba's cached code calls MPI's functions by symbol name, and the library is
+        # linked when a collective is lowered, which a process that reads the code from
+        # its disk record never does (the first call would jump to a null address).
+        from sstad.backend.collectives_numba import mpi
+        mpi()
     text = numba_source(source, function_names)
     key = content_key(text)
     safe = "".join(c if c.isalnum() else "_" for c in label)
