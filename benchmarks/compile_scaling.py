@@ -4,10 +4,11 @@ For each size (statements of `compile_program.program`), a fresh process with an
 cache lowers and differentiates the function (sstad), emits it, and has Numba compile
 it; each phase is timed (wall and CPU seconds: CPU time is what to read on a shared
 machine).  ``--whole`` compiles the gradient as one function (no outlining), as sstad did
-before parts were outlined.
+before parts were outlined; ``--no-kernels`` writes every elementwise expression where
+it is used (no shared kernel functions, ``sstad/backend/numba_kernels.py``).
 
     python benchmarks/compile_scaling.py                 # 10 30 100 300
-    python benchmarks/compile_scaling.py 30 300 --repeat 3 --whole
+    python benchmarks/compile_scaling.py 30 300 --repeat 3 --whole --no-kernels
 """
 import argparse
 import json
@@ -27,8 +28,10 @@ DRIVER = textwrap.dedent('''
     from sstad.api import Compiled
     from sstad.backend.base import get_backend
     sys.path.insert(0, sys.argv[1])
-    if sys.argv[2] == "whole":
+    if "whole" in sys.argv[2]:
         get_backend("numba").outline = 0
+    if "no-kernels" in sys.argv[2]:
+        get_backend("numba").kernels = False
     from scaling_program import objective
     args = (np.linspace(0.1, 1.0, 16), np.linspace(-1.0, 1.0, 16), 0.3)
     clocks = lambda: (time.perf_counter(), time.process_time())
@@ -49,12 +52,13 @@ DRIVER = textwrap.dedent('''
 ''')
 
 
-def measure(statements, whole=False):
+def measure(statements, whole=False, kernels=True):
     """Seconds [wall, cpu] of each phase of the first gradient call, in a fresh process."""
+    options = ",".join(["whole"] * whole + ["no-kernels"] * (not kernels)) or "default"
     with tempfile.TemporaryDirectory() as workdir, tempfile.TemporaryDirectory() as cache:
         with open(os.path.join(workdir, "scaling_program.py"), "w") as f:
             f.write(program(statements))
-        out = subprocess.run([sys.executable, "-c", DRIVER, workdir, "whole" if whole else "parts"],
+        out = subprocess.run([sys.executable, "-c", DRIVER, workdir, options],
                              env=dict(os.environ, SSTAD_CACHE_DIR=cache), capture_output=True, text=True)
         if out.returncode:
             raise RuntimeError(out.stderr)
@@ -71,11 +75,12 @@ def main():
     parser.add_argument("sizes", nargs="*", type=int, default=[10, 30, 100, 300])
     parser.add_argument("--repeat", type=int, default=1, help="fresh processes per size (median)")
     parser.add_argument("--whole", action="store_true", help="compile the gradient as one function")
+    parser.add_argument("--no-kernels", action="store_true", help="no shared elementwise kernels")
     opts = parser.parse_args()
     print(f"{'statements':>10} {'lines':>6} {'funcs':>5}  {'sstad s':>8} {'numba s (cpu)':>14} "
           f"{'total s':>8}")
     for n in opts.sizes:
-        runs = [measure(n, opts.whole) for _ in range(opts.repeat)]
+        runs = [measure(n, opts.whole, not opts.no_kernels) for _ in range(opts.repeat)]
         pick = lambda key, i: median([r[key][i] for r in runs])
         sstad_s = pick("sstad", 0) + pick("emit", 0)
         numba_s = pick("numba", 0)

@@ -151,4 +151,19 @@ def test_numba_compiles_each_distinct_expression_once(monkeypatch, tmp_path):
     assert sstad.jit(repeated, backend="numba")(x, y) == pytest.approx(repeated(x, y), rel=1e-14)
     source = sstad.dump(repeated, x, y, emit="numba")
     assert source.count("ew1(") == 5 and "ew3(" not in source, source     # four calls of one kernel
-    assert len(lowered) == 2        # `v0 * v1 + 1.0` and `-v0`, each compiled once
+    assert len(lowered) == 2        # `v0 * v1 + 1.0` once, and `-c` (used once: no kernel)
+
+
+def in_a_loop(x, y):
+    for _ in range(3):
+        x = x * x + 1.0
+        x = x * x + 1.0
+    return np.sum(x * x + 1.0) + np.sum(y * y + 1.0)
+
+
+def test_loops_keep_their_expressions():
+    """A kernel call in a loop would cost run time in each iteration."""
+    source = sstad.dump(in_a_loop, np.ones(3), np.ones(3), emit="numba")
+    loop = source[source.index("    for "):source.rindex("    # ")]
+    assert "ew1(" not in loop and loop.count(") + 1.0") == 2, source
+    assert source.count("ew1(") == 3, source        # its definition, then x's and y's

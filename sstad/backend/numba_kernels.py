@@ -1,22 +1,28 @@
 """Elementwise array expressions as shared kernel functions, for the numba backend.
 
-Numba compiles every array expression of a function as a kernel function of its own (a
-whole typing, lowering and LLVM pass each), so a gradient of a few hundred lines with
-thousands of them spent most of its compile time there, though most are the same few
-expressions over other arrays (``v0 * v1``, ``v0 + v1``, ``-v0``).  The emitter writes
-each one as a call of a module-level function named by the expression's shape, its
-variables as parameters and its constants kept in the body (folded into the loop as
-before), so Numba compiles each distinct expression once per argument types.
+Numba lowers every array expression of a function as a loop of its own (its kernel is
+typed, lowered and optimised separately), so a generated gradient of 300 lines with 1839
+of them compiled the same few dozen expressions (``v0 * v1``, ``v0 + v1``, ``-v0``) over
+and over.  The emitter writes an expression that occurs more than once as a call of a
+module-level function, its variables as parameters and its constants kept in the body
+(folded into the loop as before), so Numba compiles each distinct expression once per
+argument types and the calling function holds a call.  Inside loops the expressions stay
+where they are: a call per iteration costs run time on small arrays, and a loop body is
+compiled once however many times it runs.
 """
 from __future__ import annotations
 
 import ast
+import collections
+import re
 
 from sstad.ir.names import RESERVED
 
 
 class Kernels:
-    """The kernel functions of one emitted module, one per distinct expression.
+    """The kernel functions of one emitted module, one per expression that occurs more
+    than once (an expression of its own is left where it is: a kernel would only add a
+    function for Numba to compile).
 
     ``taken``: the module's function names; ``module_names``: other names the module
     binds at top level (extern functions), which an expression reads as globals."""
@@ -24,35 +30,48 @@ class Kernels:
     def __init__(self, taken, module_names=()):
         self.taken = set(taken)
         self.module_names = RESERVED | set(module_names)
-        self.by_body = {}              # the expression over v0, v1, ... -> kernel name
-        self.sources = []
+        self.sites = []                # (expression text, body, call arguments) per site
+        self.uses = collections.Counter()    # body -> sites
 
     def call(self, text):
-        """The text of a call computing the expression ``text`` through its kernel;
-        ``text`` itself if it reads no local variable."""
+        """A placeholder for the expression ``text``, replaced by :meth:`resolve` with a
+        call of its kernel or with ``text`` itself."""
         tree = ast.parse(text, mode="eval")
         params = {}                    # local name -> parameter, in reading order
         _Parametrise(self.module_names, params).visit(tree)
         if not params:
             return text
         body = ast.unparse(tree)
-        name = self.by_body.get(body)
-        if name is None:
-            name = self._fresh_name()
-            self.by_body[body] = name
-            self.sources.append(f"def {name}({', '.join(params.values())}):\n    return {body}\n")
-        return f"{name}({', '.join(params)})"
+        self.sites.append((text, body, list(params)))
+        self.uses[body] += 1
+        return f"{_SITE}{len(self.sites) - 1}{_SITE}"
+
+    def resolve(self, source):
+        """``source`` with its placeholders replaced, and the kernels' definitions ahead
+        of the first function, in the order the kernels are first used."""
+        names, definitions = {}, []
+        for text, body, args in self.sites:
+            if self.uses[body] > 1 and body not in names:
+                names[body] = self._fresh_name()
+                params = ", ".join(f"v{k}" for k in range(len(args)))
+                definitions.append(f"\n\ndef {names[body]}({params}):\n    return {body}\n")
+
+        def site(match):
+            text, body, args = self.sites[int(match.group(1))]
+            return f"{names[body]}({', '.join(args)})" if body in names else text
+        source = re.sub(f"{_SITE}([0-9]+){_SITE}", site, source)
+        first = source.index("\n\ndef ")
+        return source[:first] + "".join(definitions) + source[first:]
 
     def _fresh_name(self):
-        k = len(self.by_body) + 1
+        k = 1
         while f"ew{k}" in self.taken:
             k += 1
         self.taken.add(f"ew{k}")
         return f"ew{k}"
 
-    def text(self):
-        """The kernels' definitions, in the order they were first needed."""
-        return "".join("\n\n" + source for source in self.sources)
+
+_SITE = "__kernel_site__"      # no emitted name contains two underscores at both ends
 
 
 class _Parametrise(ast.NodeVisitor):

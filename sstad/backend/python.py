@@ -38,6 +38,7 @@ class FunctionEmitter:
     def __init__(self, function, function_names, backend, kernels=None):
         self.fn = function
         self.kernels = kernels     # Kernels: elementwise array expressions as shared functions
+        self.loops = 0             # loops around the statement being emitted
         self.backend = backend
         self.name = Namer(taken=function_names)
         self.lines = []
@@ -120,7 +121,8 @@ class FunctionEmitter:
             self.out(f"{self.name(stmt.outs[0])} = [{undef_text(stmt.outs[0].type.elem)}][:0]", depth)
             return
         text = self.expression(stmt)
-        if self.kernels is not None and elementwise_array(stmt) and not stmt.prim.mutates:
+        # a kernel call costs run time per iteration (small arrays): loops keep the expression
+        if self.kernels is not None and not self.loops and elementwise_array(stmt) and not stmt.prim.mutates:
             text = self.kernels.call(text)
         if stmt.prim.mutates:
             self.name.alias(stmt.outs[0], stmt.args[0])
@@ -190,6 +192,16 @@ class FunctionEmitter:
         self.assign([self.name(p) for p in params], [self.atom(a) for a in stmt.inits], depth)
 
     def stmt_While(self, stmt, depth):
+        self.loops += 1
+        self.emit_while(stmt, depth)
+        self.loops -= 1
+
+    def stmt_For(self, stmt, depth):
+        self.loops += 1
+        self.emit_for(stmt, depth)
+        self.loops -= 1
+
+    def emit_while(self, stmt, depth):
         params = stmt.body.params
         self.carried(stmt, params, depth)
         for p, q in zip(stmt.cond.params, params):
@@ -209,7 +221,7 @@ class FunctionEmitter:
             self.out("break", depth + 2)
         self.region(stmt.body, params, depth + 1)
 
-    def stmt_For(self, stmt, depth):
+    def emit_for(self, stmt, depth):
         index, params = stmt.body.params[0], stmt.body.params[1:]
         self.carried(stmt, params, depth)
         bounds = [self.atom(stmt.start), self.atom(stmt.stop), self.atom(stmt.step)]
@@ -238,8 +250,6 @@ def emit_module(module, backend="python"):
     kernels = Kernels(names, externs) if getattr(backend, "kernels", False) else None
     if externs:      # functions sstad does not see into (runtime/extern.py)
         parts.append("\n" + "".join(f"{e} = rt.extern_function({e!r})\n" for e in externs))
-    functions = ["\n\n" + FunctionEmitter(function, names, backend, kernels).emit()
-                 for function in module.functions]
-    if kernels is not None:
-        parts.append(kernels.text())
-    return "".join(parts + functions)
+    for function in module.functions:
+        parts.append("\n\n" + FunctionEmitter(function, names, backend, kernels).emit())
+    return kernels.resolve("".join(parts)) if kernels is not None else "".join(parts)

@@ -25,7 +25,7 @@ class PythonBackend(Backend):
 class NumbaBackend(Backend):
     name = "numba"
     fuse = True
-    outline = 80       # LLVM's time grows faster than one function's size
+    outline = 250      # LLVM's time grows faster than one function's size (measured: docs/performance.md)
     kernels = True     # array expressions as shared functions (backend/numba_kernels.py)
     ERRORS = (numba.core.errors.TypingError, numba.core.errors.UnsupportedError,
               numba.core.errors.LoweringError)
