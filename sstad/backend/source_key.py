@@ -4,10 +4,11 @@ The key hashes everything that decides the emitted code: the text of each file w
 functions the compilation can reach (the function, the helpers, globals, closures and
 defaults it reads, its arguments' classes), the values compiled in (numbers and strings
 by value, arrays by dtype and rank: their contents are read at each call), the transform
-chain (``grad``, ``argnums``, its options), the argument signature, the backend, sstad's
-own source and the state of its rule tables (a rule replaced at run time changes the key),
-and the versions of Python, NumPy and Numba.  A new process that finds the key on disk
-imports the emitted module directly: no parsing, lowering or differentiation.
+chain (``grad``, ``argnums``, its options), the argument signature, sstad's own source
+and the state of its rule tables (a rule replaced at run time changes the key), and the
+versions of Python, NumPy and Numba.  Under the key, the disk record holds each backend's
+emitted text (``sstad/backend/loader.py``): a new process that finds it imports the
+emitted module directly, with no parsing, lowering or differentiation.
 
 What cannot be named the same way in another process (an arbitrary object compiled in by
 identity, a function that imports inside its body) makes the compilation *unkeyable*:
