@@ -33,9 +33,10 @@ import sstad
 import sstad.runtime
 from sstad.frontend.source import LIBRARIES, is_library_function
 
+_KERNELS = importlib.util.find_spec("sstad.kernels")
 _PACKAGE_ROOTS = tuple(sorted(os.path.join(os.path.realpath(str(p)), "") for p in
-                              {pathlib.Path(__file__).parents[1], pathlib.Path(sstad.runtime.__file__).parent,
-                               pathlib.Path(importlib.util.find_spec("sstad.kernels").origin).parent}))
+                              {pathlib.Path(__file__).parents[1], pathlib.Path(sstad.runtime.__file__).parent}
+                              | ({pathlib.Path(_KERNELS.origin).parent} if _KERNELS else set())))
 _SIMPLE = (type(None), bool, int, float, complex, str, bytes)
 _IMPORTS = {"IMPORT_NAME", "IMPORT_FROM", "IMPORT_STAR"}
 _SKIPPED_ATTRS = {"__wrapped__", "__doc__", "__annotations__", "__dict__", "__weakref__", "__module__",
