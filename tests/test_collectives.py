@@ -89,8 +89,8 @@ def cache_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("sstad-cache")
 
 
-def mpiexec(n, script, *args, cache, timeout=120):
-    env = dict(os.environ, SSTAD_CACHE_DIR=str(cache), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+def mpiexec(n, script, *args, cache, timeout=120, **env):
+    env = dict(os.environ, SSTAD_CACHE_DIR=str(cache), OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1", **env)
     return subprocess.run([MPIEXEC, "-n", str(n), sys.executable, str(MPI_DIR / script), *args],
                           capture_output=True, text=True, timeout=timeout, env=env)
 
@@ -105,7 +105,23 @@ def passed(result):
 @pytest.mark.parametrize("n", [pytest.param(2, marks=pytest.mark.slow), 3])    # 3: uneven splits
 def test_rules_across_ranks_python(n, cache_dir):
     out = passed(mpiexec(n, "check_rules.py", "python", cache=cache_dir))
-    assert out.count("ok ") == 18, out          # 17 collectives + the shape mismatch
+    assert out.count("ok ") == 19, out          # 18 collectives + the shape mismatch
+
+
+@needs_mpiexec
+def test_rules_across_ranks_numba_in_one_function(tmp_path):
+    """Every rule but the ring's, from one compiled pushforward and one compiled pullback
+    (check_rules_together.py; each collective still has its own line).  -n 2 compiles
+    them, rank 0 one and rank 1 the other at once; -n 3 loads both from the disk cache,
+    so no constant of the compiled code depends on the number of ranks.  NUMBA_OPT=1
+    (LLVM's optimization level; the code checked is otherwise the same) compiles in
+    about half the time of the default 3; at 0 Numba leaves references to its
+    dispatchers in the code and will not cache it.  The default level's run, one
+    compilation per collective, is test_rules_across_ranks_numba (make test-slow)."""
+    for n, loads in ((2, "2 of the 4"), (3, "6 of the 6")):
+        out = passed(mpiexec(n, "check_rules_together.py", "numba", cache=tmp_path, timeout=900, NUMBA_OPT="1"))
+        assert out.count("ok ") == 18, out      # 17 collectives + the shape mismatch
+        assert f"numba: {loads} compiled functions loaded from the disk cache" in out, out
 
 
 @needs_mpiexec
@@ -190,4 +206,4 @@ def test_data_parallel_on_one_rank_is_the_gradient_clipped():
 def test_rules_across_ranks_numba(n, cache_dir):
     """Numba compiles every derivative (minutes on two cores the first time)."""
     out = passed(mpiexec(n, "check_rules.py", "numba", cache=cache_dir, timeout=1800))
-    assert out.count("ok ") == 18, out
+    assert out.count("ok ") == 19, out
