@@ -66,10 +66,17 @@ def all_of_them(x):
             + sc.jv(3, x) + sc.yv(0.5, p) + sc.yn(2, p) + sc.kv(1.5, p) + sc.kve(2, p))
 
 
-def test_numba_values_are_scipys_and_derivatives_match():
+def a_few(x):
+    """One of each kind of C function: of x, of an order and x, of an integer order and x."""
+    return sc.j1(x) + sc.iv(1.5, np.abs(x)) + sc.yn(2, np.abs(x) + 0.5)
+
+
+@pytest.mark.parametrize("fn", [a_few, pytest.param(all_of_them, marks=pytest.mark.slow)],
+                         ids=lambda f: f.__name__)
+def test_numba_values_are_scipys_and_derivatives_match(fn):
     x = RNG.uniform(0.2, 3.0, size=4) * np.array([1.0, -1.0, 1.0, -1.0])
-    assert np.array_equal(sstad.jit(all_of_them)(x), all_of_them(x))
-    check_grads(all_of_them, (x,), backend="numba")
+    assert np.array_equal(sstad.jit(fn)(x), fn(x))
+    check_grads(fn, (x,), backend="numba")
 
 
 @pytest.mark.slow

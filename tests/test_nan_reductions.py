@@ -37,6 +37,7 @@ def test_a_row_of_nans_gives_nan_as_numpy_does():
         assert np.array_equal(sstad.jit(all_nan_row, backend="python")(x), expected, equal_nan=True)
 
 
+@pytest.mark.slow
 def test_numba():
     x = RNG.normal(size=(3, 4))
     x[0, 1] = np.nan
