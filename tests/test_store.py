@@ -44,6 +44,21 @@ def test_second_derivative_through_a_storing_loop(policy):
     assert second == pytest.approx(expected, rel=1e-6)
 
 
+def test_differentiating_a_stored_nested_loop_again_is_refused():
+    """Under "store" a nested loop's tapes are taped in a list of lists, which has no
+    adjoint: a second derivative through it is an error at the user's loop, not a wrong
+    number."""
+    inner = sstad.grad(sc.nested, argnums=1, policy="store")
+    with pytest.raises(sstad.errors.UnsupportedSyntaxError, match="list of lists") as caught:
+        sstad.grad(inner, argnums=1)(X.copy(), W)
+    assert "store_cases.py:34" in str(caught.value)
+    second = sstad.grad(sstad.grad(sc.nested, argnums=1), argnums=1)(X.copy(), W)
+
+    def dfdw(w):
+        return sstad.grad(sc.nested, argnums=1)(X.copy(), w)
+    assert second == pytest.approx(directional_derivative(dfdw, (W,), (1.0,), 1.0), rel=1e-6)
+
+
 def emitted(fn, policy):
     """The emitted gradient's code, without its comments (which quote the user's lines)."""
     text = sstad.dump(sstad.grad(fn, argnums=(0, 1), policy=policy), X, W, emit="python")

@@ -159,6 +159,7 @@ class ReverseMode(ListAdjoints, Sweep):
             r = fn.body.results[k]
             seeds.append(ir.Const(1.0, r.type) if constant_seed else ir.Var("d" + getattr(r, "hint", "out"), r.type))
         self.act = active_values(fn, wrt)
+        self.refuse_lists_of_lists(fn)
         self.defs = {o: s for s in ir.walk(fn.body) if isinstance(s, ir.Apply) for o in s.outs}
         self.uses = ir.use_counts(fn.body)
         self.untaped = {}              # loop -> carried arrays it does not tape (write_only)
@@ -181,6 +182,18 @@ class ReverseMode(ListAdjoints, Sweep):
         seed_params = [] if constant_seed else seeds
         body = ir.Block(params + seed_params, self.L.stmts, results + grads)
         return ir.Function(fn.name + "_vjp", params + seed_params, body, fn.loc)
+
+    def refuse_lists_of_lists(self, fn):
+        """A list of lists gets no adjoint: refuse one a derivative would flow through (the
+        tapes of a nested loop under policy="store", or of a loop over a popped list, when
+        that gradient is differentiated again) rather than drop its contribution."""
+        for stmt in ir.walk(fn.body):
+            if any(o in self.act and isinstance(o.type, A.ListOf) and isinstance(o.type.elem, A.ListOf)
+                   for o in stmt.outs):
+                raise UnsupportedSyntaxError(
+                    "reverse mode through a list of lists is not supported (a gradient taken with "
+                    "policy='store' tapes a nested loop's tapes in one)", stmt.loc,
+                    "differentiate a gradient taken with policy='auto' or policy='recompute'")
 
     # --- forward sweep -------------------------------------------------------------
     def forward(self, stmts, subst, saved):
