@@ -207,3 +207,25 @@ def test_rules_across_ranks_numba(n, cache_dir):
     """Numba compiles every derivative (minutes on two cores the first time)."""
     out = passed(mpiexec(n, "check_rules.py", "numba", cache=cache_dir, timeout=1800))
     assert out.count("ok ") == 19, out
+
+
+def send_to_rank_one(x):
+    return dist.ppermute(x, ((0, 1),))
+
+
+def send_twice(x):
+    return dist.ppermute(x, ((0, 0), (0, 0)))
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_ppermute_refuses_a_rank_outside_the_world(backend):
+    """Checked where it runs (the world's size is known only then), compiled code too."""
+    with pytest.raises(ValueError, match="perm names a .*outside"):
+        sstad.jit(send_to_rank_one, backend=backend)(np.ones(3))
+
+
+def test_ppermute_refuses_a_rank_twice_at_the_users_line():
+    """One Sendrecv per rank would silently drop the second pair."""
+    with pytest.raises(sstad.errors.SstadTypeError, match="perm names a source twice") as info:
+        sstad.jit(send_twice, backend="numba")(np.ones(3))
+    assert "test_collectives.py" in str(info.value)

@@ -236,6 +236,15 @@ def _reduce(x, root=0):
     return _scalar_or_array(x, array_impl, "root", 0)
 
 
+@register_jitable
+def _check_perm(perm, p):
+    """A rank outside 0..p-1, as ``C.check_perm`` refuses it (the world's size is known
+    only here; a rank named twice was refused when the call was typed)."""
+    for pair in perm:
+        if pair[0] < 0 or pair[0] >= p or pair[1] < 0 or pair[1] >= p:
+            raise ValueError("ppermute: perm names a rank outside the world")
+
+
 @overload(C.ppermute, prefer_literal=True)
 def _ppermute(x, perm):
     state = mpi()
@@ -249,6 +258,7 @@ def _ppermute(x, perm):
         out = _hugepages(np.empty_like(send))
         out[...] = 0
         me, dest, source = rank_of(), -1, -1          # -1: MPI_PROC_NULL, nothing to move
+        _check_perm(perm, size_of())
         if size_of() > 1:
             check(send)
         for pair in perm:
