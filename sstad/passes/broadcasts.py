@@ -24,19 +24,58 @@ def _is_array(a):
     return isinstance(getattr(a, "type", None), A.Array)
 
 
-def _shapes(fn):
-    """Var -> a shape class: two Vars with one class have the same shape at run time."""
-    shape = {}
+def shape_classes(fn):
+    """Var -> a shape class: two Vars with one class have the same shape at run time.
 
+    In-place writes keep their array's shape; a loop's carried array keeps its initial
+    value's class when every iteration's result has it too (checked, else the parameter
+    is given a class of its own and the walk repeats); a branch's output has its two
+    results' class when they agree."""
+    mixed = set()
+    while True:
+        shape, failed = {}, set()
+        _classify(fn.body, shape, mixed, failed)
+        if not failed:
+            return shape
+        mixed |= failed
+
+
+def _classify(block, shape, mixed, failed):
     def of(a):
         if a not in shape:
             shape[a] = next(_ids)
         return shape[a]
-    for stmt in ir.walk(fn.body):
+    for stmt in block.stmts:
+        if isinstance(stmt, (ir.For, ir.While)):
+            params = ir.carried(stmt)
+            for k, p in enumerate(params):
+                if p not in mixed and _is_array(p):
+                    shape[p] = of(stmt.inits[k])
+                    if isinstance(stmt, ir.While):
+                        shape[stmt.cond.params[k]] = shape[p]
+            for region in ir.regions(stmt):
+                _classify(region, shape, mixed, failed)
+            for k, p in enumerate(params):
+                if p in shape and p not in mixed:
+                    if of(stmt.body.results[k]) != shape[p]:
+                        failed.add(p)
+                    else:
+                        shape[stmt.outs[k]] = shape[p]
+            continue
+        if isinstance(stmt, ir.If):
+            for region in ir.regions(stmt):
+                _classify(region, shape, mixed, failed)
+            for k, out in enumerate(stmt.outs):
+                then, orelse = stmt.then.results[k], stmt.orelse.results[k]
+                if _is_array(out) and _is_array(then) and _is_array(orelse) and of(then) == of(orelse):
+                    shape[out] = shape[then]
+            continue
         if not isinstance(stmt, ir.Apply) or len(stmt.outs) != 1 or not _is_array(stmt.outs[0]):
             continue
         out, like = stmt.outs[0], stmt.prim.shape_of
-        if like is not None and like < len(stmt.args):
+        if stmt.prim.mutates and stmt.args and _is_array(stmt.args[0]):
+            shape[out] = of(stmt.args[0])          # x[i] = v, x += v: x keeps its shape
+        elif like is not None and like < len(stmt.args):
             source = stmt.args[like]
             if _is_array(source) and source.type.ndim == out.type.ndim:
                 shape[out] = of(source)
@@ -44,7 +83,6 @@ def _shapes(fn):
             classes = {of(a) for a in stmt.args if _is_array(a)}
             if len(classes) == 1 and all(a.type.ndim == out.type.ndim for a in stmt.args if _is_array(a)):
                 shape[out] = classes.pop()
-    return shape
 
 
 @register_pass("broadcasts")
@@ -53,7 +91,7 @@ def broadcasts(module) -> bool:
     the same shape."""
     changed = False
     for fn in module.functions:
-        shape = _shapes(fn)
+        shape = shape_classes(fn)
         written = written_memory(fn.body)
         same = lambda a, b: a in shape and b in shape and shape[a] == shape[b]   # noqa: E731
         filled, zeros, mapping = {}, set(), {}
