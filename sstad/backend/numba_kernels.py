@@ -50,6 +50,7 @@ class Kernels:
         """``source`` with its placeholders replaced, and the kernels' definitions ahead
         of the first function, in the order the kernels are first used."""
         names, definitions = {}, []
+        self.taken |= set(re.findall(r"\bew[0-9]+\b", source))     # a user's variable `ew1`
         for text, body, args in self.sites:
             if self.uses[body] > 1 and body not in names:
                 names[body] = self._fresh_name()
