@@ -28,6 +28,7 @@ import argparse  # noqa: E402
 import importlib  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
+import time  # noqa: E402
 import timeit  # noqa: E402
 
 import numba  # noqa: E402
@@ -48,7 +49,7 @@ TARGET_SPEEDUP = 30.0  # cpython / sstad-numba
 
 def median_seconds(call, repeat):
     """Median seconds per call; each repeat runs long enough (>= 0.2 s) to time reliably."""
-    timer = timeit.Timer(call)
+    timer = timeit.Timer(call, timer=peers.CLOCK)
     number, _ = timer.autorange()
     return statistics.median(t / number for t in timer.repeat(repeat=repeat, number=number))
 
@@ -86,12 +87,16 @@ def main():
                              "1 with --quick)")
     parser.add_argument("--markdown", action="store_true",
                         help="side-by-side table as Markdown")
+    parser.add_argument("--cpu", action="store_true",
+                        help="time by this process's CPU time instead of wall time (a loaded machine)")
     opts = parser.parse_args()
+    if opts.cpu:
+        peers.CLOCK = time.process_time
 
     print(f"python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
           f"sstad {getattr(sstad, '__version__', '?')} on {platform.machine()}")
     print("threads: " + ", ".join(f"{var}={os.environ[var]}" for var in THREAD_VARS))
-    print(f"time per call: median of {opts.repeat} repeats, compilation excluded; "
+    print(f"time per call ({'CPU' if opts.cpu else 'wall'}): median of {opts.repeat} repeats, compilation excluded; "
           f"speed-up = cpython / sstad-numba (target >= {TARGET_SPEEDUP:.0f}x)\n")
     header = f"{'benchmark':<24}" + "".join(f"{r:>15}" for r in RUNNERS) + f"{'speed-up':>11}"
     print(header)
