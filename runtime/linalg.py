@@ -253,8 +253,16 @@ def _fold(g, upper):
 
 
 def _matmul_vjp(x1, x2, dout):
+    # Without a batch axis the products have their operand's shape exactly: no unbroadcast,
+    # and a vector's cotangent is a matrix-vector product, the matrix's an outer product.
     if x1.ndim == 1 and x2.ndim == 1:
         return (dout * x2, dout * x1)
+    if x1.ndim == 1 and x2.ndim == 2:
+        return (np.matmul(x2, dout), x1[:, None] * dout[None, :])
+    if x1.ndim == 2 and x2.ndim == 1:
+        return (dout[:, None] * x2, np.matmul(dout, x1))
+    if x1.ndim == 2 and x2.ndim == 2:
+        return (np.matmul(dout, _mT(x2)), np.matmul(_mT(x1), dout))
     if x1.ndim == 1:
         return (unbroadcast(np.matmul(x2, dout[..., None])[..., 0], x1), x1[:, None] * dout[..., None, :])
     if x2.ndim == 1:

@@ -80,3 +80,26 @@ def test_loop_carried_arrays_keep_their_class_only_if_every_iteration_does():
     x = fn.params[0]
     assert classes.get(y_out) == classes.get(x)
     assert classes.get(z_out) != classes.get(x)
+
+
+def products(a, b, u, v):
+    """Each kind of product without a batch axis: matrix-matrix, vector-matrix,
+    matrix-vector, vector-vector."""
+    return np.sum(np.tanh(a @ b)) + np.sum(np.sin(u @ b)) + np.sum((a @ v) ** 2) + np.cos(u @ u)
+
+
+PRODUCTS = (np.linspace(-1.0, 1.0, 6).reshape(2, 3), np.linspace(0.5, -0.7, 12).reshape(3, 4),
+            np.array([0.3, -0.4, 0.2]), np.array([0.1, 0.6, -0.5]))
+
+
+def test_unbatched_products_have_no_unbroadcast_and_no_reshaped_vectors():
+    text = sstad.dump(sstad.grad(products, argnums=(0, 1, 2, 3)), *PRODUCTS, emit="python")
+    lines = code_lines(text)
+    assert not [line for line in lines if "unbroadcast(" in line and "@" in line], text
+    assert not [line for line in lines if "[..., None]" in line or "[..., 0" in line], text
+    assert sum(line.count(".T") + line.count("swapaxes(") for line in lines) == 2, text   # a @ b's two
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_unbatched_products_match_finite_differences(backend):
+    check_grads(products, PRODUCTS, modes="rev", backend=backend)
