@@ -29,9 +29,11 @@ def _mark(function):
     effects |= {s for s in ir.walk(function.body)
                 if isinstance(s, ir.Apply) and s.prim.effect and not s.prim.fresh and not s.prim.mutates}
 
+    impure = _impure(function.body, effects)
+
     def visit(block):
         changed = False
-        for stmt in block.stmts:
+        for stmt in reversed(block.stmts):      # uses before definitions: one pass settles straight-line code
             if isinstance(stmt, (ir.Apply, ir.Call)):
                 if isinstance(stmt, ir.Call) or stmt in effects or any(o in live for o in stmt.outs):
                     changed |= _add(live, stmt.args)
@@ -42,8 +44,7 @@ def _mark(function):
                     if out in live:
                         needed = True
                         changed |= _add(live, [stmt.then.results[k], stmt.orelse.results[k]])
-                if needed or any(s in effects or isinstance(s, ir.Call)
-                                 for r in ir.regions(stmt) for s in ir.walk(r)):
+                if needed or stmt in impure:
                     changed |= _add(live, [stmt.cond])
             else:
                 params = ir.carried(stmt)
@@ -63,13 +64,29 @@ def _mark(function):
     return live, effects
 
 
+def _impure(body, effects):
+    """The compound statements whose regions hold a call or an effect that must run."""
+    out = set()
+
+    def visit(block):
+        found = False
+        for stmt in block.stmts:
+            inner = any([visit(r) for r in ir.regions(stmt)])
+            if inner:
+                out.add(stmt)
+            found |= inner or isinstance(stmt, ir.Call) or stmt in effects
+        return found
+    visit(body)
+    return out
+
+
 def _add(live, atoms):
     new = [a for a in atoms if isinstance(a, ir.Var) and a not in live]
     live.update(new)
     return bool(new)
 
 
-def _sweep(block, live, effects):
+def _sweep(block, live, effects, impure):
     changed = False
     kept = []
     for stmt in block.stmts:
@@ -93,12 +110,11 @@ def _sweep(block, live, effects):
                 if isinstance(stmt, ir.While):
                     stmt.cond.params = stmt.body.params
         for region in ir.regions(stmt):
-            changed |= _sweep(region, live, effects)
+            changed |= _sweep(region, live, effects, impure)
         if isinstance(stmt, (ir.Apply, ir.Call)):
             dead = not (isinstance(stmt, ir.Call) or stmt in effects) and not any(o in live for o in stmt.outs)
         else:
-            dead = not stmt.outs and not any(isinstance(s, ir.Call) or s in effects
-                                             for r in ir.regions(stmt) for s in ir.walk(r))
+            dead = not stmt.outs and stmt not in impure
         if dead:
             changed = True
         else:
@@ -112,5 +128,6 @@ def dead_code_elimination(module) -> bool:
     """Drop bindings, branch outputs and loop-carried values that nothing live uses."""
     changed = False
     for fn in module.functions:
-        changed |= _sweep(fn.body, *_mark(fn))
+        live, effects = _mark(fn)
+        changed |= _sweep(fn.body, live, effects, _impure(fn.body, effects))
     return changed
