@@ -424,3 +424,26 @@ def test_expand_dims_by_a_tuple_of_axes(backend):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_grads(expand_dims_by_tuple, (np.array([1.579, 0.686, 1.815, 0.25]),), backend=backend)
+
+
+# -- 18. a kink just inside the smaller step, where the projection on u hid the one-sided
+#        slopes: check_grads compares a third step leaf by leaf (campaign seed 9002,
+#        sstad's jvp was right: sum of the tangent of b) ----------------------------------
+
+def kink_near_the_point(x0):
+    x0w, x0b = x0["w"], x0["b"]
+    if np.sin(np.sum(x0w)) > 0.5:
+        t1 = np.maximum(np.log2(np.square(np.float32(1.0)) + 2.0),
+                        (np.maximum(np.sum(x0b), (np.float32(0.5)) + 0.0731)) + 0.0731)
+        return t1, ((np.sin(np.arange(2).reshape((2, 1)) * 0.7 + t1)).astype(np.float32)
+                    - (np.full((2, 1), 1.0) * t1).astype(np.float32))[1]
+    return np.sum(x0w), np.zeros(1, np.float32)
+
+
+def test_a_kink_inside_the_step_is_not_a_mismatch():
+    from sstad.testing import NotSmoothError
+    x0 = {"w": np.array([[0.8138619, 0.0952880, -0.1080585], [1.5, 1.4556580, -0.0491546],
+                         [0.2590647, -1.2053595, -2.0], [2.810226e-08, 1.1356625, 1e-13]], np.float32),
+          "b": np.array([-1.4507176, 1.4546787, 0.6479664, 0.8641376], np.float32)}
+    with pytest.raises(NotSmoothError, match="kink"):
+        check(kink_near_the_point, x0, modes=("fwd",))

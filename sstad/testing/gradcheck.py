@@ -98,7 +98,8 @@ class _Numerical:
             raise NotSmoothError(f"{what} is not finite at this point", "nonfinite")
         estimates, gaps, trees = [], [], []
         h0 = T.inner(u, here)
-        for step in (eps, eps / 8):
+
+        def differences(step):
             plus = _call(self.fn, T.axpy(self.args, direction, step))
             minus = _call(self.fn, T.axpy(self.args, direction, -step))
             if not (T.other_leaves(plus) == T.other_leaves(minus) == T.other_leaves(here)):
@@ -109,7 +110,21 @@ class _Numerical:
             gaps.append(abs((hp - h0) / step - (h0 - hm) / step))
             estimates.append((hp - hm) / (2 * step))
             trees.append(T.sub_scaled(plus, minus, 1 / (2 * step)))
+        differences(eps)
+        differences(eps / 8)
         scale = 1.0 + abs(estimates[0]) + T.abs_inner(u, trees[0])
+        floor = self.tol * (1.0 + _largest(trees[0]))
+        if _largest(T.sub_scaled(trees[0], trees[1], 1.0)) > floor:
+            # The step matters: a third, smaller one.  Central differences of a smooth
+            # function move 64x less from eps/8 to eps/64 than from eps to eps/8; with a
+            # kink between eps/64 and eps/8 from the point they move more, and the
+            # one-sided slopes below can look smooth (compared leaf by leaf: in the
+            # projection on u two outputs' kinks can cancel).
+            differences(eps / 64)
+            moved = [_largest(T.sub_scaled(trees[k], trees[k + 1], 1.0)) for k in (0, 1)]
+            if moved[1] > moved[0] / 8 + floor:
+                raise NotSmoothError(f"the difference quotients of {what} keep moving as the step shrinks "
+                                     f"(by {moved[0]:.3g}, then {moved[1]:.3g}): a kink within the step", "kink")
         # Smooth: the one-sided slopes meet as the step shrinks (their gap falls 8x).  At a
         # kink the gap stays: the slopes differ.
         if gaps[1] > self.tol * scale and gaps[1] > 0.25 * gaps[0]:
@@ -123,6 +138,11 @@ class _Numerical:
         # (Richardson), which leaves of a fast-turning output need (sin(16 x) in float32).
         extrapolated = T.axpy(trees[1], T.sub_scaled(trees[1], trees[0], 1.0), 1 / 63)
         return extrapolated, estimates[1] + (estimates[1] - estimates[0]) / 63, err
+
+
+def _largest(tree):
+    """The largest magnitude among a tree's float values."""
+    return max((float(np.max(np.abs(leaf), initial=0.0)) for leaf in T.float_leaves(tree)), default=0.0)
 
 
 def _tolerances(dtype, atol, rtol):
