@@ -9,7 +9,10 @@ into a view of ``dp[i]`` instead, saving the zeroed array and the final sum::
         ->  dx = dp[i];  dx[:b] += u;  dx[b:] += v
 
 ``dp`` must have ``p``'s shape (proved by ``broadcasts.shape_classes``), else ``dp[i] +=
-dx`` could broadcast ``dx``, which writing into the view would not.
+dx`` could broadcast ``dx``, which writing into the view would not.  The pass runs last:
+after ``dce``, whose liveness follows versions, not views (the moved writes are marked
+``keep``), and after ``overlap``, which starts sending a gradient after the statement
+that finishes it (the writes through the view come before that statement's place).
 """
 from sstad.ir import nodes as ir
 from sstad.ir.alias import versions
