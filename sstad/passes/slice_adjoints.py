@@ -85,11 +85,11 @@ def _chain(block, k0, uses):
     return None
 
 
-def _rewrite(fn, block, k0, classes, uses):
+def _rewrite(fn, block, k0, classes, uses, defs):
     zero = block.stmts[k0]
     found = _chain(block, k0, uses)
     x = zero.args[0]
-    getitem = _defs(fn).get(x)
+    getitem = defs.get(x)
     if found is None or getitem is None or getitem.prim.name != "getitem":
         return False
     chain, kf = found
@@ -150,12 +150,12 @@ def slice_adjoints(module) -> bool:
         again = True
         while again:
             again = False
-            classes, uses = shape_classes(fn), ir.use_counts(fn.body)
+            classes, uses, defs = shape_classes(fn), ir.use_counts(fn.body), _defs(fn)
             for block in _blocks(fn.body):
                 for k0, stmt in enumerate(block.stmts):
                     if isinstance(stmt, ir.Apply) and stmt.prim.name == "zeros_like" and len(stmt.args) == 1 \
                             and _plain_zeros(stmt) \
-                            and isinstance(stmt.outs[0].type, A.Array) and _rewrite(fn, block, k0, classes, uses):
+                            and isinstance(stmt.outs[0].type, A.Array) and _rewrite(fn, block, k0, classes, uses, defs):
                         changed = again = True
                         break
                 if again:
