@@ -392,6 +392,7 @@ from sstad.runtime.primitive import declare  # noqa: E402
 declare("astype", "op.pos", "positive", may_alias=True)   # may hand the argument back
 declare("astype", "op.neg", "negative", "op.pos", "positive", "builtin.float", "op.matmul", multilinear=True)
 # neutral elements: (the constant, the argument positions where it leaves the other operand)
+declare("op.matmul", superlinear=True)
 declare("op.mul", identity=(1, (0, 1)))
 declare("op.add", identity=(0, (0, 1)))
 declare("op.sub", identity=(0, (1,)))

@@ -605,8 +605,10 @@ def _(a, b, out, dout, rcond=None):
                               "compute np.sum((b - a @ x) ** 2, axis=0) from the solution x")
 
 
-from sstad.runtime.primitive import declare  # noqa: E402
+from sstad.runtime.primitive import PRIMITIVES, declare  # noqa: E402
 
 declare("diag", may_alias=True)                      # np.diag of a matrix is a view
 declare("einsum", "tensordot", "dot", "vdot", "inner", "outer", "matmul", "kron", "trace", "diag",
         multilinear=True)
+declare("einsum", "tensordot", "dot", "inner", "matmul", *[name for name in PRIMITIVES if name.startswith("linalg.")],
+        superlinear=True)

@@ -54,6 +54,8 @@ class Primitive:
         self.identity = None     # (neutral constant, positions it may take): x * 1 is x
         self.shape_of = None     # the argument position whose shape the result has
         self.reads_list = False  # reads a run-time list's items (reverse mode keeps their adjoints)
+        self.superlinear = False  # work grows faster than the result's size (matrix products,
+                                  # linalg): reverse mode keeps the result rather than remake it
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} defined twice")
         PRIMITIVES[name] = self
@@ -96,7 +98,8 @@ def lowering(backend, *names):
 
 def declare(*names, **properties):
     """Declare properties of primitives: ``view``, ``may_alias``, ``multilinear``,
-    ``shape_only`` (argument positions), ``effect``, ``fresh``, ``identity``, ``shape_of``, ``reads_list``.
+    ``shape_only`` (argument positions), ``effect``, ``fresh``, ``identity``, ``shape_of``, ``reads_list``,
+    ``superlinear``.
     A view may alias too.  A primitive with effects must have a type rule that does not
     run it (``by_prototype`` runs the implementation on stand-ins)."""
     for name in names:

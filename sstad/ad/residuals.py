@@ -34,14 +34,9 @@ def check_policy(policy):
     return policy
 
 
-# Primitives whose work grows faster than their result's size: recomputing one costs
-# more than reading it back from memory.
-_SUPERLINEAR = {"matmul", "op.matmul", "dot", "einsum", "tensordot", "inner"}
-
-
 def superlinear(stmt):
-    name = getattr(getattr(stmt, "prim", None), "name", "")
-    return name in _SUPERLINEAR or name.startswith("linalg.")
+    """Does remaking this value cost more than reading it back from memory?"""
+    return getattr(getattr(stmt, "prim", None), "superlinear", False)
 
 
 class LoopStore:
