@@ -151,13 +151,13 @@ def test_library_call_on_run_time_values_is_refused_by_numba_at_the_users_line(t
 
 
 def ufunc_on_data(x, data):
-    return np.sum(x * scipy.special.j0(data))     # a SciPy ufunc without a rule
+    return np.sum(x * scipy.special.spence(data))     # a SciPy ufunc without a rule
 
 
 def test_scipy_ufunc_without_rule_on_inactive_values():
-    x, data = np.array([1.0, 2.0]), np.array([0.3, -0.4])
-    np.testing.assert_allclose(sstad.grad(ufunc_on_data)(x, data), scipy.special.j0(data), rtol=1e-15)
-    with pytest.raises(BackendError, match="scipy.special.j0"):
+    x, data = np.array([1.0, 2.0]), np.array([0.3, 1.4])
+    np.testing.assert_allclose(sstad.grad(ufunc_on_data)(x, data), scipy.special.spence(data), rtol=1e-15)
+    with pytest.raises(BackendError, match="scipy.special.spence"):
         sstad.jit(ufunc_on_data)(x, data)
 
 
