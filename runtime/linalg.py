@@ -502,10 +502,11 @@ def _svd_parts(a, hermitian):
 
 
 def _full_ok(a, full_matrices):
-    """1.0, or NaN where ``full_matrices=True`` gives a non-square input extra singular
-    vectors: any orthonormal completion would do, so they have no derivative."""
+    """``full_matrices=True`` gives a non-square input extra singular vectors: any
+    orthonormal completion would do, so they have no derivative: refused."""
     if full_matrices:
-        return np.where(a.shape[-1] == a.shape[-2], 1.0, np.nan)
+        assert a.shape[-1] == a.shape[-2], ("svd: the extra singular vectors of a non-square matrix "
+                                            "(full_matrices=True) have no derivative; use full_matrices=False")
     return 1.0
 
 
