@@ -2,6 +2,7 @@
 import copy
 
 import numpy as np
+import pytest
 
 from sstad.testing.trees import float_leaves, map_floats  # noqa: F401  (tests import them from here)
 
@@ -56,6 +57,14 @@ def directional_derivative(fn, args, direction, cotangent, eps=1e-6):
     if abs(estimates[0] - estimates[1]) > 1e-4 * (1 + abs(estimates[0])):
         return None                                  # the estimate moves with the step: a jump
     return estimates[0]
+
+
+def check_gradient(fn, args, grads, rng):
+    """``<grads, v>`` equals the directional derivative of ``fn`` along a random ``v``."""
+    direction = random_like(args, rng)
+    expected = directional_derivative(fn, args, direction, 1.0)
+    assert expected is not None
+    assert inner(grads, direction) == pytest.approx(expected, rel=1e-6, abs=1e-8)
 
 
 def derivative_off_kinks(fn, args, direction, cotangent, rng):
