@@ -6,6 +6,8 @@ dynamic.  Python scalars are *weak* (NEP 50): ``x32 * 2.0`` stays float32.
 """
 from __future__ import annotations
 
+import functools
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,6 +113,29 @@ def join(a, b):
         elem = join(a.elem, b.elem)
         return None if elem is None else ListOf(elem)
     return None
+
+
+@functools.lru_cache(maxsize=None)
+def is_float(dtype):
+    """A real floating-point dtype: NumPy's (kind ``"f"``) or ml_dtypes' (``bfloat16``,
+    ``float8_*``, whose kind is ``"V"``).  ml_dtypes is asked only once a program has
+    imported it (its dtypes come from nowhere else)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return True
+    ml_dtypes = sys.modules.get("ml_dtypes")
+    if ml_dtypes is None or dtype.kind != "V":
+        return False
+    try:
+        ml_dtypes.finfo(dtype)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def is_inexact(dtype):
+    """Float or complex: a dtype that carries derivatives."""
+    return is_float(dtype) or np.dtype(dtype).kind == "c"
 
 
 def is_numeric(aval):

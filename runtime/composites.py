@@ -12,10 +12,13 @@ The definitions live in ``composites_*.py`` by family; this module holds the reg
 and the helpers they share.
 """
 import importlib
+import itertools
+import re
 import sys
 import types
 
 COMPOSITES: dict = {}        # key_of(numpy function) -> its definition here
+NAMES: dict = {}             # key_of(numpy function) -> its public name (public_name)
 RANGE = tuple(range(64))
 # Families for a library that is slow to import, registered at the first lookup after the
 # user's program has imported it (a call to scipy.stats needs scipy.stats imported).
@@ -40,12 +43,33 @@ def definition_of(fn):
     return definition
 
 
+def public_name(fn):
+    """How user code names ``fn``: ``np.diff``, ``np.linalg.matrix_power``,
+    ``scipy.linalg.solve``, ``scipy.special.ndtr``, ``scipy.stats.norm.logpdf`` (its
+    module without the private parts, where the function is defined)."""
+    owner = fn.__self__ if isinstance(fn, types.MethodType) else None
+    where = type(owner) if owner is not None else fn
+    module = getattr(where, "__module__", None) or "scipy.special"     # SciPy's ufuncs have none
+    public = ".".join(itertools.takewhile(lambda part: not part.startswith("_"), module.split(".")))
+    name = fn.__name__
+    if owner is not None:                    # a distribution: the name scipy.stats gives it
+        found = [k for k, v in vars(sys.modules[public]).items() if v is owner]
+        name = f"{found[0] if found else type(owner).__name__}.{name}"
+    return re.sub(r"^numpy(?=\.|$)", "np", public) + "." + name
+
+
+def name_of(fn):
+    """The public name of a function with a composite definition."""
+    return NAMES[key_of(fn)]
+
+
 def composite(*functions):
     """Define the NumPy ``functions`` by the decorated Python function."""
     def register(definition):
         for fn in functions:
             if fn is not None:               # a name this NumPy lacks (np.trapz in NumPy 2.4)
                 COMPOSITES[key_of(fn)] = definition
+                NAMES[key_of(fn)] = public_name(fn)
         return definition
     return register
 

@@ -6,7 +6,7 @@ that grow at run time (``[]`` + ``append``, comprehensions) are values of type L
 import builtins
 
 from sstad.runtime import abstract as A
-from sstad.runtime.primitive import Primitive, emit_call
+from sstad.runtime.primitive import Primitive, emit_call, lowering
 
 
 def _append(lst, value):
@@ -36,6 +36,17 @@ def _append_emit(args, params, avals):
 
 
 Primitive("list.append", _append, _append_infer, _append_emit, mutates=True)
+
+
+@lowering("numba", "list.append")
+def _append_emit_numba(args, params, avals):
+    """An array appended C-contiguous: a list's Numba type fixes its items' layout, which
+    the empty list gives as C, and a slice of a transposed array is F or A (a 1-d F array
+    or a C one is passed through; others are copied)."""
+    elem = avals[0].elem if isinstance(avals[0], A.ListOf) else None
+    if isinstance(elem, A.Array) and elem.ndim > 0:
+        return f"{args[0]}.append(np.ascontiguousarray({args[1]}))"
+    return _append_emit(args, params, avals)
 
 
 def _pop(lst):

@@ -224,6 +224,18 @@ def numpy_primitive(name, fn, infer=None, emit=None, **kw):
     return prim
 
 
+_PUBLIC_PREFIXES = {"special.": "scipy.special.", "linalg.": "np.linalg.", "math.": "math."}
+
+
+def shown_name(name):
+    """A primitive's name as user code spells the function: ``np.roll``,
+    ``np.linalg.svd``, ``scipy.special.erf``, ``math.sin``."""
+    for prefix, public in _PUBLIC_PREFIXES.items():
+        if name.startswith(prefix):
+            return public + name[len(prefix):]
+    return name if "." in name else "np." + name
+
+
 # --- the binder: one way to match arguments to parameters -----------------------------
 _P = inspect.Parameter
 _UFUNC_KEYWORDS = [_P("out", _P.KEYWORD_ONLY, default=None), _P("where", _P.KEYWORD_ONLY, default=True),

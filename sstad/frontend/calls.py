@@ -19,9 +19,9 @@ from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
 from sstad.runtime.einsum import from_sublists, without_ellipsis
 from sstad.custom import CustomFunction, Remat
-from sstad.runtime.composites import definition_of
+from sstad.runtime.composites import definition_of, name_of
 from sstad.runtime.extern import describe, extern_name
-from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot, bind, default_of, is_default, lookup, parameters
+from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot, bind, default_of, is_default, lookup, parameters, shown_name
 from sstad.runtime.index import index_add
 from sstad.runtime.reduce import REDUCTIONS, SCANS
 
@@ -79,8 +79,9 @@ class CallLowering:
             if pinned is None and self.loc is not None and not inside_sstad(self.loc.file):
                 self.pinned_loc = self.loc
             try:
-                with at_users_line(self.loc, f"sstad's definition of `np.{definition.__name__}`"):
-                    return self.call_user(definition, args, kwargs, node)
+                shown = name_of(func)
+                with at_users_line(self.loc, f"sstad's definition of `{shown}`"):
+                    return self.call_user(definition, args, kwargs, node, name=shown)
             finally:
                 self.pinned_loc = pinned
         name = NUMPY_FUNCTIONS.get(id(func))
@@ -254,11 +255,12 @@ class CallLowering:
                 env[p] = defaults[p]
         return env
 
-    def call_user(self, fn, args, kwargs, node):
+    def call_user(self, fn, args, kwargs, node, name=None):
+        """Inline ``fn``; ``name`` is how errors in binding its arguments name it."""
         fn_node, filename = function_node(fn)
         if fn in self.inlining:
             return self.call_recursive(fn, args, kwargs, node)
-        return self.inline(fn, fn_node, filename, args, kwargs, node, parent=None)
+        return self.inline(fn, fn_node, filename, args, kwargs, node, parent=None, name=name)
 
     def python_defaults(self, fn, fn_node):
         params = fn_node.args
@@ -270,9 +272,9 @@ class CallLowering:
             out[key] = self.static(value, key, "value")
         return out
 
-    def inline(self, fn, fn_node, filename, args, kwargs, node, parent, closure_defaults=()):
+    def inline(self, fn, fn_node, filename, args, kwargs, node, parent, closure_defaults=(), name=None):
         self.check_signature(fn_node.args, fn_node)
-        name = getattr(fn_node, "name", "<lambda>")
+        name = name or getattr(fn_node, "name", "<lambda>")
         defaults = self.python_defaults(fn, fn_node) if fn is not None else dict(closure_defaults)
         env = self.bind_arguments(fn_node.args, defaults, args, kwargs, node, name)
         body = [fn_node.body] if isinstance(fn_node, gast.Lambda) else fn_node.body
@@ -360,12 +362,12 @@ class CallLowering:
                 atoms.append(value)
                 return Slot(len(atoms) - 1)
             if isinstance(value, dict) or isinstance(value, (Closure, BoundMethod)):
-                raise self.error(SstadTypeError, f"np.{name} cannot take {self.describe(value)}", node)
+                raise self.error(SstadTypeError, f"{shown_name(name)} cannot take {self.describe(value)}", node)
             return value
         try:
             args, kwargs = bind(lookup(name).signature, args, kwargs)
         except TypeError as exc:
-            raise self.error(SstadTypeError, f"np.{name}(): {exc}", node) from None
+            raise self.error(SstadTypeError, f"{shown_name(name)}(): {exc}", node) from None
         if lookup(name).ufunc or name in ("where", "clip"):
             # numbers an elementwise function combines with arrays are operands, so the
             # emitter can keep their float32 float32 (Numba promotes `f32_array, 0.0`)
@@ -443,11 +445,16 @@ class CallLowering:
         x = self.atom(as_array(self, bound.pop("a", None), node), node)
         axis, keepdims = bound.pop("axis", None), bound.pop("keepdims", FALSE)
         keepdims = FALSE if keepdims is np._NoValue else keepdims
+        dtype = bound.pop("dtype", None)
+        dtype = dtype.value if isinstance(dtype, ir.Const) else dtype
+        if dtype is not None:         # NumPy casts each item to `dtype` first (unsafe casting)
+            x = self.astype_to(x, dtype, f"np.{name}", node, floats_only=name == "mean")
         for key, value in bound.items():
             value = value.value if isinstance(value, ir.Const) else value
             if not is_default(value, default_of(signature, key)) and value is not None:
+                handled = [f"`{p}`" for p in ("axis", "dtype", "keepdims") if p in signature.parameters]
                 raise self.error(UnsupportedSyntaxError, f"np.{name}: `{key}=` is not supported", node,
-                                 "only `axis` and `keepdims` are")
+                                 f"only {', '.join(handled[:-1])} and {handled[-1]} are")
         keepdims = self.truth(keepdims, node)
         if not isinstance(keepdims, ir.Const):
             raise self.error(SstadTypeError, "keepdims must be a constant", node)
@@ -480,6 +487,19 @@ class CallLowering:
         if keepdims.value:
             params["keepdims"] = True
         return self.apply(name, [x], params)
+
+    def astype_to(self, x, dtype, what, node, floats_only=False):
+        """``x`` cast to a compile-time ``dtype`` (a reduction's ``dtype=``: NumPy reduces
+        in that type; a mean in an integer type, or a sum in bool, is another operation)."""
+        try:
+            dtype = np.dtype(dtype)
+        except TypeError:
+            raise self.error(SstadTypeError, f"{what}: `dtype=` must be a NumPy dtype known at compile time",
+                             node) from None
+        if not (A.is_float(dtype) or dtype.kind in "iu" and not floats_only):
+            raise self.error(UnsupportedSyntaxError, f"{what}: `dtype={dtype}` is not supported", node,
+                             "give a float dtype" + ("" if floats_only else " or an integer one"))
+        return x if x.type.dtype == dtype else self.apply("astype", [x], {"dtype": dtype})
 
     def reduce_number(self, name, x, axis, node):
         """``np.sum(3.5)``, ``np.mean(x)`` of a number: the number, as NumPy types the
