@@ -32,7 +32,7 @@ from sstad.ir.alias import versions, writes_in_place, written_memory
 from sstad.ir.clone import atom as mapped, clone_block, clone_stmt
 from sstad.runtime import abstract as A
 from sstad.runtime.extern import describe as describe_extern
-from sstad.runtime.primitive import Slot, default_of, fill, is_default, lookup, parameters
+from sstad.runtime.primitive import Slot, default_of, fill, is_default, lookup, parameters, shown_name
 
 
 
@@ -687,7 +687,7 @@ def bind_rule(rule, node, stmt, pos, kw):
         if name in listed:
             kwargs[name] = value
         elif not is_default(_literal(value), default_of(signature, name)):
-            shown = "np." + prim.name if prim is not None else getattr(rule, "__qualname__", "rule")
+            shown = shown_name(prim.name) if prim is not None else getattr(rule, "__qualname__", "rule")
             given = _describe_value(value)
             raise UnsupportedSyntaxError(
                 f"the derivative of `{shown}` does not handle `{name}={given}`" if not name.startswith("#")
