@@ -28,6 +28,20 @@ def rad2deg(x, out=None, *, where=None, dtype=None):
     return x * (180.0 / np.pi)
 
 
+@composite(np.float_power)
+def float_power(x1, x2, out=None, *, where=None, dtype=None):
+    """np.float_power: ``x1 ** x2`` computed in float64 whatever the inputs' types
+    (integers and float32 are promoted first)."""
+    plain_ufunc_call("float_power", out, where, dtype)
+    if np.atleast_1d(x1).dtype.kind == "c" or np.atleast_1d(x2).dtype.kind == "c":
+        raise NotImplementedError("np.float_power of complex values is not supported")
+    return np.power(as_float64(x1), as_float64(x2))
+
+
+def as_float64(x):
+    return x.astype(np.float64) if np.ndim(x) > 0 else np.float64(x)
+
+
 @composite(np.sinc)
 def sinc(x):
     """np.sinc: sin(pi x) / (pi x), 1 at 0; a Taylor series near 0 keeps every derivative right."""

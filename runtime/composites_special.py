@@ -11,6 +11,7 @@ from sstad.runtime.composites_elementwise import plain_ufunc_call
 
 LN2 = 0.6931471805599453
 INV_SQRT2 = 0.7071067811865476
+SQRT2 = 1.4142135623730951
 HALF_LOG_2PI = 0.9189385332046727
 
 
@@ -92,6 +93,13 @@ def matrix_power(a, n):
 def ndtr(x):
     """scipy.special.ndtr: the standard normal CDF, erfc(-x / sqrt 2) / 2."""
     return 0.5 * sc.erfc(-x * INV_SQRT2)
+
+
+@composite(sc.ndtri)
+def ndtri(x):
+    """scipy.special.ndtri: the inverse of ndtr, -sqrt(2) erfcinv(2x) (erfcinv keeps the
+    precision of a small x; its derivative is sqrt(2 pi) exp(ndtri(x)**2 / 2))."""
+    return -SQRT2 * sc.erfcinv(2.0 * x)
 
 
 def gamma_sign(x):

@@ -37,8 +37,9 @@ def _squeeze_infer(avals, params):
     (x, *rest), kw = params["layout"]
     axis = rest[0] if rest else kw.get("axis")
     if axis is None:
-        raise TypeError("np.squeeze needs `axis`: sstad compiles per rank, and which axes have "
-                        "length 1 is only known at run time")
+        raise TypeError("np.squeeze without `axis` is not supported: sstad compiles one version per "
+                        "rank, and which axes have length 1 is known only at run time; name them, "
+                        "as in np.squeeze(x, axis=1) or x.squeeze(axis=(0, 2)) (or index: x[:, 0])")
     axes = axis if isinstance(axis, tuple) else (axis,)
     ndim = avals[0].ndim - len(axes)
     return A.Array(avals[0].dtype, ndim) if ndim else A.Scalar(avals[0].dtype)

@@ -189,6 +189,7 @@ SPECS = {
     "np.true_divide": binary("real", "away0"),
     "np.floor_divide": binary("real", "away0"), "np.remainder": binary("real", "away0"),
     "np.fmod": binary("real", "away0"), "np.power": binary("pos", "real"),
+    "np.float_power": binary("pos", "real"),
     "np.maximum": binary("distinct", "distinct"), "np.minimum": binary("distinct", "distinct"),
     "np.fmax": binary("distinct", "distinct"), "np.fmin": binary("distinct", "distinct"),
     "np.arctan2": binary("away0", "away0"), "np.hypot": binary("away0", "away0"), "np.logaddexp": binary(),
