@@ -90,10 +90,10 @@ def prototype(aval):
     if isinstance(aval, Scalar):
         if aval.dtype.kind == "b":
             return True if aval.weak else np.True_
-        one = np.ones((), aval.dtype) * (0.5 if aval.dtype.kind in "fc" else 1)
+        one = np.ones((), aval.dtype) * (0.5 if is_inexact(aval.dtype) else 1)
         return one.item() if aval.weak else one[()]
     if isinstance(aval, Array):     # int arrays hold 0: always a valid index
-        return np.full((1,) * aval.ndim, 0.5 if aval.dtype.kind in "fc" else 0, aval.dtype)
+        return np.full((1,) * aval.ndim, 0.5 if is_inexact(aval.dtype) else 0, aval.dtype)
     if isinstance(aval, ListOf):
         return [prototype(aval.elem)]
     raise TypeError(f"no prototype for {aval}")

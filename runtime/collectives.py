@@ -382,9 +382,9 @@ def _same_type(fn, array_axes=(), ops=False):
         x = avals[0] if avals else A.of_value(values[next(iter(values))])   # a constant operand
         if ops:
             _check_op(values["op"])
-            if values["op"] == "mean" and x.dtype.kind != "f":
+            if values["op"] == "mean" and not A.is_float(x.dtype):
                 raise TypeError("op='mean' needs a float argument")
-        if not isinstance(x, (A.Array, A.Scalar)) or x.dtype.kind not in "biuf":
+        if not isinstance(x, (A.Array, A.Scalar)) or not (x.dtype.kind in "biu" or A.is_float(x.dtype)):
             raise TypeError(f"{fn.__name__} takes arrays and numbers, not {x}")
         for name in array_axes:
             axis = values[name]

@@ -58,7 +58,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
         raise NotImplementedError("np.nan_to_num: copy=False (in place) is not supported; "
                                   "use the returned array")
     if np.ndim(x) > 0 and x.dtype.kind != "f":
-        return x                                   # integers and booleans have no nan or inf
+        return x      # integers, booleans and ml_dtypes' floats (NumPy too): no nan or inf replaced
     big = 3.4028234663852886e38 if np.ndim(x) > 0 and x.dtype == np.float32 else 1.7976931348623157e308
     posinf = big if posinf is None else posinf
     neginf = -big if neginf is None else neginf

@@ -6,7 +6,7 @@ that grow at run time (``[]`` + ``append``, comprehensions) are values of type L
 import builtins
 
 from sstad.runtime import abstract as A
-from sstad.runtime.primitive import Primitive, emit_call, lowering
+from sstad.runtime.primitive import Primitive, dtype_text, emit_call, lowering
 
 
 def _append(lst, value):
@@ -30,8 +30,8 @@ def _append_emit(args, params, avals):
     """A number appended in the list's own dtype (Numba's scalar results can be wider,
     np.trace of float32 is float64 there, and its lists hold one type)."""
     elem = avals[0].elem if isinstance(avals[0], A.ListOf) else None
-    if isinstance(elem, A.Scalar) and not elem.weak and elem.dtype.kind == "f" and elem.dtype.itemsize < 8:
-        return f"{args[0]}.append(np.{elem.dtype.name}({args[1]}))"
+    if isinstance(elem, A.Scalar) and not elem.weak and A.is_float(elem.dtype) and elem.dtype.itemsize < 8:
+        return f"{args[0]}.append({dtype_text(elem.dtype)}({args[1]}))"
     return f"{args[0]}.append({args[1]})"
 
 

@@ -6,7 +6,7 @@ import operator
 import numpy as np
 
 from sstad.runtime import abstract as A
-from sstad.runtime.primitive import (NUMPY_FUNCTIONS, Primitive, by_prototype, emit_binary,
+from sstad.runtime.primitive import (NUMPY_FUNCTIONS, Primitive, by_prototype, dtype_text, emit_binary,
                                      emit_call, emit_unary, numpy_primitive, text_of)
 
 UFUNCS = """abs sign negative positive exp expm1 exp2 log log1p log2 log10 sqrt cbrt square
@@ -100,8 +100,8 @@ def _astype_infer(avals, params):
 def _astype_emit(args, params, avals):
     dtype = np.dtype(params["dtype"])
     if isinstance(avals[0], A.Array):
-        return f"{args[0]}.astype(np.{dtype.name})"
-    return f"np.{dtype.name}({args[0]})"
+        return f"{args[0]}.astype({dtype_text(dtype)})"
+    return f"{dtype_text(dtype)}({args[0]})"
 
 
 # ``astype``, and the casts the compiler inserts to keep code type-stable.

@@ -116,7 +116,7 @@ def _setitem_infer(avals, params):
         return x
     if isinstance(value, A.Array) and (not isinstance(target, A.Array) or value.ndim > target.ndim):
         raise TypeError(f"cannot assign a {value} to x[...] of type {target}")
-    if np.result_type(x.dtype, value.dtype) != x.dtype and x.dtype.kind != "f":
+    if np.result_type(x.dtype, value.dtype) != x.dtype and not A.is_float(x.dtype):
         raise TypeError(f"storing {value} into a {x} would lose precision")
     return x
 

@@ -135,12 +135,21 @@ def fill(layout, values):
     return layout
 
 
+def dtype_text(dtype):
+    """Python source for a dtype's scalar type: ``np.float32``, or for a type NumPy does not
+    name (ml_dtypes' ``bfloat16``) ``np.dtype('bfloat16').type``."""
+    dtype = np.dtype(dtype)
+    if getattr(np, dtype.name, None) is dtype.type:
+        return f"np.{dtype.name}"
+    return f"np.dtype({dtype.name!r}).type"
+
+
 def literal(value):
     """Python source for a static value: numbers, strings, None, slices, dtypes."""
     if isinstance(value, type) and issubclass(value, np.generic):
-        return f"np.{value.__name__}"
+        return dtype_text(value)
     if isinstance(value, np.dtype):
-        return f"np.{value.name}"
+        return dtype_text(value)
     if value is float or value is int or value is bool or value is complex:
         return value.__name__
     if isinstance(value, tuple):
@@ -149,7 +158,7 @@ def literal(value):
     if isinstance(value, float) and not np.isfinite(value):
         return 'np.nan' if np.isnan(value) else 'np.inf' if value > 0 else '(-np.inf)'
     if isinstance(value, np.generic):
-        return f"np.{value.dtype.name}({value.item()!r})"
+        return f"{dtype_text(value.dtype)}({value.item()!r})"
     if value is Ellipsis:
         return "..."
     text = repr(value)

@@ -122,7 +122,7 @@ class _Averaged:
         body = module.entry.body
         results = []
         for r, nbytes in zip(body.results, self.nbytes):
-            if isinstance(r.type, (A.Array, A.Scalar)) and r.type.dtype.kind == "f":
+            if isinstance(r.type, (A.Array, A.Scalar)) and A.is_float(r.type.dtype):
                 out = ir.Var(getattr(r, "hint", "g"), r.type)
                 body.stmts.append(ir.Apply([out], PRIMITIVES["mpi.average"], [r],
                                            {"bucket_mb": self.bucket_mb, "nbytes": nbytes}))

@@ -377,4 +377,4 @@ def _tangent_list(list_type):
 
 def _is_float(a):
     t = getattr(a, "type", None)
-    return isinstance(t, (A.Scalar, A.Array)) and t.dtype.kind in "fc"
+    return isinstance(t, (A.Scalar, A.Array)) and A.is_inexact(t.dtype)

@@ -22,7 +22,7 @@ from sstad.runtime.primitive import Slot, lookup, parameters
 
 def float_list(a):
     t = getattr(a, "type", None)
-    return isinstance(t, A.ListOf) and isinstance(t.elem, (A.Scalar, A.Array)) and t.elem.dtype.kind in "fc"
+    return isinstance(t, A.ListOf) and isinstance(t.elem, (A.Scalar, A.Array)) and A.is_inexact(t.elem.dtype)
 
 
 def list_roots(block, roots):

@@ -13,7 +13,7 @@ from sstad.runtime.primitive import Slot, lookup
 
 def differentiable(a):
     t = getattr(a, "type", None)
-    return isinstance(a, ir.Var) and isinstance(t, (A.Scalar, A.Array)) and t.dtype.kind in "fc"
+    return isinstance(a, ir.Var) and isinstance(t, (A.Scalar, A.Array)) and A.is_inexact(t.dtype)
 
 
 def shift_slice(item):

@@ -11,6 +11,7 @@ from sstad.backend.base import Backend, register
 from sstad.backend import collectives_numba  # noqa: F401  (the numba lowerings of the collectives)
 from sstad.backend.loader import emitted_functions, load_numba, load_python
 from sstad.errors import BackendError
+from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import PRIMITIVES, lowering
 
@@ -30,6 +31,10 @@ class NumbaBackend(Backend):
     ERRORS = (numba.core.errors.TypingError, numba.core.errors.UnsupportedError,
               numba.core.errors.LoweringError)
 
+    def emit(self, module):
+        _refuse_dtypes_numba_lacks(module)
+        return super().emit(module)
+
     def load(self, source, module, label):
         return load_numba(source, emitted_functions(source), module.entry.name, label)[0]
 
@@ -37,6 +42,8 @@ class NumbaBackend(Backend):
         fn.compile(tuple(numba.typeof(v) for v in leaves))
 
     def translate_error(self, exc, fn_name, loc):
+        if isinstance(exc, BackendError):
+            return exc
         if not isinstance(exc, self.ERRORS) and not _raised_inside_numba(exc):
             return None
         text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip()
@@ -49,6 +56,18 @@ class NumbaBackend(Backend):
             f"Numba cannot compile `{fn_name}` in nopython mode: {detail}", loc,
             "use sstad.jit(f, backend='python'), or sstad.jit(f, fallback=True) to fall back "
             "automatically; `sstad.dump(f, *args, emit='numba')` shows the code Numba saw")
+
+
+def _refuse_dtypes_numba_lacks(module):
+    """ml_dtypes' floats (``bfloat16``, ``float8_*``) have no Numba type: a clear error at
+    the user's function rather than Numba's "non-precise type pyobject"."""
+    for function in module.functions:
+        values = list(function.params) + [v for s in ir.walk(function.body) for v in getattr(s, "outs", ())]
+        for v in values:
+            t = v.type.elem if isinstance(v.type, A.ListOf) else v.type
+            if isinstance(t, (A.Scalar, A.Array)) and t.dtype.kind == "V":
+                raise BackendError(f"Numba has no {t.dtype} type (`{v.hint}` is {t})", function.loc,
+                                   "use sstad.jit(f, backend='python'), or cast to float32 for Numba")
 
 
 PYTHON = register(PythonBackend())

@@ -136,7 +136,7 @@ class CallLowering:
             if isinstance(value, (bool, int, float, complex, np.generic)):
                 return ir.Const(value)
             if isinstance(value, np.ndarray):      # an input computed before the compiled code
-                if not self.in_entry or value.dtype.kind not in "biuf":
+                if not self.in_entry or not (value.dtype.kind in "biu" or A.is_float(value.dtype)):
                     raise Runtime
                 var = ir.Var(getattr(func, "__name__", "c"), A.of_value(value))
                 self.captures[("extern", id(value))] = Capture(var.hint, "global", {var.hint: value}, value, var)

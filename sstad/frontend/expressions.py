@@ -233,7 +233,7 @@ class ExpressionLowering:
             except (ZeroDivisionError, OverflowError):
                 pass
         if name == "pow" and ir.is_scalar_const(b, 2) and getattr(a.type, "dtype", None) is not None \
-                and a.type.dtype.kind == "f":
+                and A.is_float(a.type.dtype):
             return self.apply("op.mul", [a, a])      # x ** 2 is x * x (exactly), with a simpler rule
         return self.apply("op." + name, [a, b])
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from sstad.api import jit
 from sstad.optim import tree
+from sstad.runtime.abstract import is_float
 
 
 class MixedPrecisionState(NamedTuple):
@@ -43,7 +44,7 @@ def compute_dtype_of(name):
             raise ImportError("bfloat16 needs the ml_dtypes package: pip install ml_dtypes") from None
         return np.dtype(ml_dtypes.bfloat16)
     dtype = np.dtype(name)
-    if dtype.kind != "f":
+    if not is_float(dtype):
         raise ValueError(f"the compute dtype must be a floating-point type, not {dtype}")
     return dtype
 

@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 
+from sstad.runtime import abstract as A
 from sstad.testing import trees as T
 
 #: default step and tolerance per dtype (the lowest float precision among args and outputs)
@@ -179,6 +180,9 @@ class _Checker:
         self.fn = _plain(f)
         self.num0 = None
         self.dtype = T.lowest_precision(self.args)
+        if self.dtype not in EPS:
+            raise ValueError(f"check_grads: finite differences in {self.dtype} are too coarse to check derivatives; "
+                             "check the function on float32 or float64 arguments")
         self.user_eps = eps
         self.eps = EPS[self.dtype] if eps is None else eps
         self.atol, self.rtol = _tolerances(self.dtype, atol, rtol)
@@ -232,7 +236,7 @@ class _Checker:
                 self.fail("value", "compiled output vs Python",
                           [f"{path}: shape {np.shape(g)}, Python gives {np.shape(w)}"])
             wa, ga = np.asarray(w), np.asarray(g)
-            if wa.dtype.kind in "fc":
+            if A.is_inexact(wa.dtype):
                 ok = np.allclose(ga.astype(np.float64), wa.astype(np.float64), rtol=self.rtol, atol=self.atol,
                                  equal_nan=True)
             else:

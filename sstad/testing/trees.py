@@ -12,6 +12,7 @@ import copy
 import numpy as np
 
 from sstad.frontend.pytree import build_object, object_layout, object_values
+from sstad.runtime.abstract import is_float
 
 
 def is_float_leaf(x):
@@ -19,7 +20,7 @@ def is_float_leaf(x):
         return False
     if isinstance(x, (float, np.floating)):
         return True
-    return isinstance(x, np.ndarray) and x.dtype.kind == "f"
+    return isinstance(x, np.ndarray) and is_float(x.dtype)
 
 
 def leaves_with_paths(tree, path="args"):
@@ -39,7 +40,7 @@ def leaves_with_paths(tree, path="args"):
 def same_leaf(a, b):
     """Equal leaves (NaN equal to NaN in numeric ones; strings and objects by ``==``)."""
     a, b = np.asarray(a), np.asarray(b)
-    if a.dtype.kind in "biufc" and b.dtype.kind in "biufc":
+    if all(d.kind in "biuc" or is_float(d) for d in (a.dtype, b.dtype)):
         return np.array_equal(a, b, equal_nan=True)
     return np.array_equal(a, b)
 
@@ -160,7 +161,9 @@ def lowest_precision(*trees):
     """float32 if any float leaf is float32 (or lower), else float64."""
     for tree in trees:
         for leaf in float_leaves(tree):
-            dtype = leaf.dtype if isinstance(leaf, (np.ndarray, np.floating)) else np.dtype(np.float64)
-            if np.dtype(dtype).itemsize < 8:
+            dtype = np.dtype(leaf.dtype if isinstance(leaf, (np.ndarray, np.floating)) else np.float64)
+            if dtype.kind != "f":
+                return dtype             # ml_dtypes' bfloat16: no finite-difference settings
+            if dtype.itemsize < 8:
                 return np.dtype(np.float32)
     return np.dtype(np.float64)
