@@ -97,7 +97,7 @@ class Grad(_Transform):
         else:
             value_tree, aux_tree = out_tree, None
         value = entry.body.results[0] if value_tree[0] == "leaf" else None
-        if value is None or not (isinstance(value.type, A.Scalar) and value.type.dtype.kind == "f"):
+        if value is None or not (isinstance(value.type, A.Scalar) and A.is_float(value.type.dtype)):
             shown = value.type if value is not None else "a structure"
             raise SstadTypeError(f"grad needs a scalar float output, but `{self.fun.__name__}` returns {shown}",
                                  entry.loc, "reduce it (e.g. .sum()) or use sstad.vjp for other outputs")

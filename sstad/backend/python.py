@@ -17,7 +17,7 @@ from sstad.ir.names import Namer
 from sstad.ir.outline import outline_module
 from sstad.passes.fusion import elementwise_array, fused_into
 from sstad.runtime import abstract as A
-from sstad.runtime.primitive import literal
+from sstad.runtime.primitive import dtype_text, literal
 
 _NATIVE = (np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.bool_))
 HEADER = "import math\n\nimport numpy as np\n\nfrom sstad import runtime as rt\n"
@@ -28,7 +28,7 @@ def undef_text(aval):
     if isinstance(aval, A.Scalar):
         return literal(np.zeros((), aval.dtype)[()] if not aval.weak else np.zeros((), aval.dtype).item())
     if isinstance(aval, A.Array):
-        return f"np.empty({literal((0,) * aval.ndim)}, np.{aval.dtype.name})"
+        return f"np.empty({literal((0,) * aval.ndim)}, {dtype_text(aval.dtype)})"
     if isinstance(aval, A.ListOf):
         return f"[{undef_text(aval.elem)}][:0]"
     raise TypeError(aval)
@@ -57,7 +57,7 @@ class FunctionEmitter:
             return undef_text(a.type)
         t = a.type
         if isinstance(t, A.Scalar) and not t.weak and t.dtype not in _NATIVE:
-            return f"np.{t.dtype.name}({literal(a.value.item() if hasattr(a.value, 'item') else a.value)})"
+            return f"{dtype_text(t.dtype)}({literal(a.value.item() if hasattr(a.value, 'item') else a.value)})"
         return literal(a.value)
 
     def out(self, text, depth):
@@ -105,15 +105,15 @@ class FunctionEmitter:
     def expression(self, stmt):
         args = [self.atom(a) for a in stmt.args]
         out = stmt.outs[0].type if stmt.outs else None
-        narrow = isinstance(out, (A.Array, A.Scalar)) and out.dtype.kind == "f" and out.dtype.itemsize < 8
+        narrow = isinstance(out, (A.Array, A.Scalar)) and A.is_float(out.dtype) and out.dtype.itemsize < 8
         if stmt.prim.elementwise and (isinstance(out, A.Array) or narrow):
             # Numba promotes float32 with a Python or int64 scalar to float64 (NumPy's
             # NEP 50 does not): give such operands the result's dtype
             for i, a in enumerate(stmt.args):
                 t = a.type
-                if isinstance(t, A.Scalar) and t.dtype != out.dtype and out.dtype.kind in "fc" and (
-                        t.dtype.kind in "fc" or t.dtype.kind in "iu" and narrow):
-                    args[i] = f"np.{out.dtype.name}({args[i]})"
+                if isinstance(t, A.Scalar) and t.dtype != out.dtype and A.is_inexact(out.dtype) and (
+                        A.is_inexact(t.dtype) or t.dtype.kind in "iu" and narrow):
+                    args[i] = f"{dtype_text(out.dtype)}({args[i]})"
         return self.backend.lower(stmt.prim)(args, stmt.params, [a.type for a in stmt.args])
 
     def stmt_Apply(self, stmt, depth):
