@@ -284,12 +284,16 @@ class ReverseMode(ListAdjoints, Sweep):
         """Is the carried array ``param`` only written by the loop (never read), and its
         initial value a fresh array nothing else reads?  Then the loop need not tape it:
         the backward loop's recomputation only writes and restores it (no reads), so the
-        final array serves, and nothing before the loop needs its old content back."""
+        final array serves, and nothing before the loop needs its old content back.
+        An initial value that is an enclosing loop's write-only array qualifies too (that
+        loop's test covered this loop's body): a triangular fill by two nested loops
+        tapes nothing."""
         carried = ir.carried(loop)
         if param not in carried:
             return False                   # a for loop's index
         init = loop.inits[carried.index(param)]
-        if not (isinstance(param.type, A.Array) and init in self.defs and self.uses[init] == 1):
+        fresh = init in self.defs and self.uses[init] == 1
+        if not (isinstance(param.type, A.Array) and (fresh or self.in_write_only(init))):
             return False
         same = versions(loop.body, param)
         for s in ir.walk(loop.body):
@@ -302,6 +306,10 @@ class ReverseMode(ListAdjoints, Sweep):
                     continue
                 return False
         return True
+
+    def in_write_only(self, value):
+        """Is ``value`` a version of an enclosing loop's untaped (write-only) array?"""
+        return any(value in versions(loop.body, p) for loop, params in self.untaped.items() for p in params)
 
     def forward_loop(self, stmt, subst, saved):
         if not self.needs_backward(stmt):
