@@ -1,12 +1,17 @@
 """Compile work grows linearly with a function's size: long functions are outlined into
 parts of bounded size for Numba (its time grows faster than one function's size), the
 parts compute what the whole function computes, the work of each phase per statement
-stays bounded from 30 to 300 statements (counted, not timed), and Numba compiles each
-distinct elementwise expression once, not once per statement."""
+stays bounded from 30 to 300 statements (counted, not timed), Numba compiles each
+distinct elementwise expression once, not once per statement, and each part and kernel
+once, not again inside each caller."""
 import collections
 import importlib.util
+import inspect
+import json
 import os
+import subprocess
 import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -167,3 +172,48 @@ def test_loops_keep_their_expressions():
     loop = source[source.index("    for "):source.rindex("    # ")]
     assert "ew1(" not in loop and loop.count(") + 1.0") == 2, source
     assert source.count("ew1(") == 3, source        # its definition, then x's and y's
+
+
+LINKED = textwrap.dedent('''
+    import json, re, sys
+    import numpy as np, sstad
+    from sstad.backend.base import get_backend
+    sys.path.insert(0, sys.argv[1])
+    get_backend("numba").outline = 6                  # parts that call kernels
+    from linked_program import repeated
+    x, y = np.linspace(0.0, 1.0, 5), np.linspace(1.0, 2.0, 5)
+    value = sstad.jit(sstad.grad(repeated), backend="numba")(x, y)
+    module = next(m for n, m in sys.modules.items() if n.startswith("sstad_generated."))
+    functions = [f for f in vars(module).values() if hasattr(f, "_cache_misses")]
+    llvm = sstad.dump(sstad.grad(repeated), x, y, emit="llvm")       # the entry's module
+    print(json.dumps({"value": value.tolist(), "functions": len(functions),
+                      "misses": sum(sum(f._cache_misses.values()) for f in functions),
+                      "declared": sorted(set(re.findall(r"^declare .*(_part[0-9]+|ew[0-9]+)", llvm, re.M))),
+                      "defined": sorted(set(re.findall(r"^define .*(_part[0-9]+|ew[0-9]+)", llvm, re.M)))}))
+''')
+
+
+def test_parts_and_kernels_are_compiled_once_and_called_by_symbol(tmp_path):
+    """Numba would link every callee's code into its caller and compile it again there;
+    the caller's code declares them instead, and a new process loads each from the
+    disk cache before its callers (or compiles again where one is missing)."""
+    (tmp_path / "linked_program.py").write_text("import numpy as np\n\n\n" + inspect.getsource(repeated))
+    cache = tmp_path / "cache"
+
+    def run():
+        out = subprocess.run([sys.executable, "-c", LINKED, str(tmp_path)], capture_output=True, text=True,
+                             env=dict(os.environ, SSTAD_CACHE_DIR=str(cache)), timeout=300)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    x, y = np.linspace(0.0, 1.0, 5), np.linspace(1.0, 2.0, 5)
+    expected = sstad.jit(sstad.grad(repeated), backend="python")(x, y).tolist()
+    first = run()                                     # compiled
+    assert first["value"] == expected and first["misses"] == first["functions"] >= 4, first
+    assert "_part1" in first["declared"] and not first["defined"], first      # no part's code
+    again = run()
+    assert again["value"] == expected and again["misses"] == 0, again     # all from the disk cache
+    for path in (cache / "__pycache__").glob("*.ew1-*"):
+        path.unlink()                                 # a kernel's entry removed
+    last = run()                # the kernel and its callers compiled again, the rest loaded
+    assert last["value"] == expected and 2 <= last["misses"] < last["functions"], last

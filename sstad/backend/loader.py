@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numba
 
 import sstad.runtime as _runtime
+from sstad.backend.numba_linking import CALLEE_MARK
 
 DEFAULT_CACHE_MAX_MB = 500
 # The names of the files sstad writes: the module (and its temporary while it is written),
@@ -163,12 +164,17 @@ def emitted_functions(source):
 
 
 def numba_source(source, function_names):
+    """The module with its functions compiled by Numba.  Outlined parts and kernels
+    (marked by the emitter) are called by symbol (``sstad/backend/numba_linking.py``)."""
     # Numba's disk cache cannot reload recursive functions (the second process to load
     # one crashes): a module with recursion is compiled afresh in each process.
     cache = not _recursive(source, function_names)
-    footer = "\n\nimport numba  # noqa: E402\n" + "".join(
-        f"{name} = numba.njit(cache={cache})({name})\n" for name in function_names)
-    return source + footer
+    callees = set(re.findall(rf"^{CALLEE_MARK}\ndef (\w+)\(", source, re.M))
+    if not callees:
+        return source + "\n\nimport numba  # noqa: E402\n" + "".join(
+            f"{name} = numba.njit(cache={cache})({name})\n" for name in function_names)
+    return source + "\n\nfrom sstad.backend.numba_linking import jit  # noqa: E402\n" + "".join(
+        f"{name} = jit({name}, cache={cache}{', callee=True' * (name in callees)})\n" for name in function_names)
 
 
 def _recursive(source, function_names):

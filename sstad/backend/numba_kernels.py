@@ -16,6 +16,7 @@ import ast
 import collections
 import re
 
+from sstad.backend.numba_linking import CALLEE_MARK
 from sstad.ir.names import RESERVED
 
 
@@ -55,13 +56,13 @@ class Kernels:
             if self.uses[body] > 1 and body not in names:
                 names[body] = self._fresh_name()
                 params = ", ".join(f"v{k}" for k in range(len(args)))
-                definitions.append(f"\n\ndef {names[body]}({params}):\n    return {body}\n")
+                definitions.append(f"\n\n{CALLEE_MARK}\ndef {names[body]}({params}):\n    return {body}\n")
 
         def site(match):
             text, body, args = self.sites[int(match.group(1))]
             return f"{names[body]}({', '.join(args)})" if body in names else text
         source = re.sub(f"{_SITE}([0-9]+){_SITE}", site, source)
-        first = source.index("\n\ndef ")
+        first = min(i for i in (source.find("\n\ndef "), source.find(f"\n\n{CALLEE_MARK}\ndef ")) if i >= 0)
         return source[:first] + "".join(definitions) + source[first:]
 
     def _fresh_name(self):

@@ -12,6 +12,7 @@ import os
 import numpy as np
 
 from sstad.backend.numba_kernels import Kernels
+from sstad.backend.numba_linking import CALLEE_MARK
 from sstad.ir import nodes as ir
 from sstad.ir.names import Namer
 from sstad.ir.outline import outline_module
@@ -241,6 +242,7 @@ def emit_module(module, backend="python"):
     function shared by all equal expressions (``sstad/backend/numba_kernels.py``)."""
     from sstad.backend.base import get_backend
     backend = get_backend(backend)
+    own = {f.name for f in module.functions}
     if backend.outline:
         module = outline_module(module, backend.outline)
     names = [f.name for f in module.functions]
@@ -251,5 +253,6 @@ def emit_module(module, backend="python"):
     if externs:      # functions sstad does not see into (runtime/extern.py)
         parts.append("\n" + "".join(f"{e} = rt.extern_function({e!r})\n" for e in externs))
     for function in module.functions:
-        parts.append("\n\n" + FunctionEmitter(function, names, backend, kernels).emit())
+        mark = "" if function.name in own else CALLEE_MARK + "\n"      # an outlined part
+        parts.append("\n\n" + mark + FunctionEmitter(function, names, backend, kernels).emit())
     return kernels.resolve("".join(parts)) if kernels is not None else "".join(parts)

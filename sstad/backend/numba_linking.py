@@ -1,0 +1,103 @@
+"""Outlined parts and shared kernels: compiled once by Numba, called by their symbol.
+
+Numba links the LLVM code of every function a function calls into the caller's module,
+then optimises and compiles all of it again there: a gradient's entry compiled its
+outlined parts a second time, and every part compiled again each kernel it calls.  The
+emitter marks the functions it makes (parts and kernels) as *callees*
+(:data:`CALLEE_MARK` above their ``def``); :func:`jit` compiles a callee with a code
+library that hands its callers nothing to link, so a caller holds a declaration that the
+JIT resolves to the callee's code, compiled once per process.  A callee has no CPython
+or C wrapper (only compiled code calls it), which Numba would compile for every part.
+A call is then never inlined: a part or a kernel is called once per call of the
+gradient, outside loops, on whole arrays.
+
+Numba's disk cache stores a caller's machine code with its callees' symbols unresolved,
+so a process that loads a caller from the cache must hold its callees first: each cache
+entry lists the callees it calls (name, signature, symbol), :class:`_LinkedCache` loads
+them before the caller, and compiles the caller afresh when one of them cannot be
+loaded under the same symbol (its entry was removed, or rewritten by another process).
+"""
+from __future__ import annotations
+
+import llvmlite.binding as ll
+from numba.core import caching
+from numba.core.codegen import JITCodeLibrary
+from numba.core.registry import CPUDispatcher
+
+CALLEE_MARK = "# callee: compiled once, called by symbol"
+
+
+class SymbolLibrary(JITCodeLibrary):
+    """The code of one callee overload: callers call its symbols instead of linking it."""
+
+    callee = None          # (function name, argument types, symbol), set by _Dispatcher
+
+    def _get_module_for_linking(self):
+        # nothing to link: the caller's own declaration of the callee is resolved by the JIT
+        module = ll.parse_assembly(str(self._codegen._create_empty_module(self.name)))
+        module.name = self.name
+        return module
+
+    def serialize_using_object_code(self):
+        # the cache keeps the code's real module: its defined symbols are registered with
+        # the JIT when the entry is loaded in another process
+        self._ensure_finalized()
+        linkable = JITCodeLibrary._get_module_for_linking(self)
+        return (self.name, "object", (self._get_compiled_object(), linkable.as_bitcode()))
+
+
+class _Dispatcher(CPUDispatcher):
+    """``numba.njit`` for one function of an emitted module; a callee's overloads get
+    a :class:`SymbolLibrary`."""
+
+    def __init__(self, py_func, cache, callee):
+        options = {"nopython": True, "boundscheck": None}
+        if callee:
+            options.update(no_cpython_wrapper=True, no_cfunc_wrapper=True)
+        super().__init__(py_func, targetoptions=options)
+        self.callee = callee
+        if cache:
+            self._cache = _LinkedCache(py_func)
+
+    def add_overload(self, cres):
+        # fresh or from the cache, before any caller is lowered (which links the library)
+        if self.callee and type(cres.library) is JITCodeLibrary:
+            cres.library.__class__ = SymbolLibrary
+            cres.library.callee = (self.py_func.__name__, tuple(cres.signature.args), cres.fndesc.mangled_name)
+        super().add_overload(cres)
+
+
+def jit(py_func, cache, callee=False):
+    """The dispatcher of ``py_func`` (``numba.njit(cache=cache)`` for a function that is
+    not a callee)."""
+    return _Dispatcher(py_func, cache, callee)
+
+
+class _LinkedImpl(caching.CompileResultCacheImpl):
+    """A cache entry: (the callees the code calls, Numba's own entry)."""
+
+    def reduce(self, cres):
+        callees = [lib.callee for lib in cres.library._linking_libraries
+                   if isinstance(lib, SymbolLibrary) and lib.callee is not None]
+        return (callees, super().reduce(cres))
+
+
+class _LinkedCache(caching.FunctionCache):
+    _impl_class = _LinkedImpl
+
+    def _load_overload(self, sig, target_context):
+        if not self._enabled:
+            return None
+        codegen = target_context.codegen()
+        data = self._cache_file.load(self._index_key(sig, codegen))
+        if data is None:
+            return None
+        callees, payload = data
+        for name, args, symbol in callees:
+            dispatcher = self._py_func.__globals__.get(name)
+            if not isinstance(dispatcher, _Dispatcher):
+                return None
+            dispatcher.compile(args)          # from its own cache entry, or compiled afresh
+            if not codegen._engine.is_symbol_defined(symbol):
+                return None                   # compiled afresh under another symbol
+        return self._impl.rebuild(target_context, payload)
