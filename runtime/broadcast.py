@@ -5,7 +5,7 @@ Python; under Numba an overload walks ``g`` once and accumulates into ``x``'s sh
 """
 import numpy as np
 from numba import types
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import NUMPY_FUNCTIONS, Primitive, defvjp, emit_call
@@ -95,3 +95,22 @@ from sstad.runtime.primitive import declare  # noqa: E402
 declare("unbroadcast", may_alias=True, multilinear=True, shape_only={1})
 
 declare("unbroadcast", shape_of=1)
+
+
+# --- the guard of shape speculation (sstad/passes/shape_speculation.py) ----------------
+class ShapeSpeculation(Exception):
+    """Code compiled on the assumption that two arrays have one shape met arrays that do
+    not; ``sstad.jit`` reruns the call with code that assumes nothing."""
+
+
+@register_jitable
+def same_shape(a, b):
+    """Raise :class:`ShapeSpeculation` unless ``a`` and ``b`` have one shape."""
+    if np.shape(a) != np.shape(b):
+        raise ShapeSpeculation("arrays assumed to have one shape do not")
+    return True
+
+
+Primitive("same_shape", same_shape, lambda avals, params: A.Scalar(np.dtype(np.bool_), weak=True),
+          emit_call("rt.broadcast.same_shape"))
+declare("same_shape", effect=True, nondiff=True, shape_only={0, 1})    # kept where it is; reads shapes only

@@ -21,7 +21,9 @@ from sstad.frontend.pytree import hashable, unflatten
 from sstad.ir.printer import format_module
 from sstad.ir.verify import verify_module
 from sstad.passes import PASSES, run_passes
+from sstad.passes.shape_speculation import speculating
 from sstad.runtime import abstract as A
+from sstad.runtime.broadcast import ShapeSpeculation
 
 STAGES = ("ir", "python", "numba", "llvm")
 
@@ -30,15 +32,18 @@ CACHED_BACKENDS = ("python", "numba")     # whose emitted text a record keeps (s
 
 
 class Compiled:
-    """The result of lowering ``fn`` for one signature, ready to run."""
+    """The result of lowering ``fn`` for one signature, ready to run.  ``speculate``: its
+    code may assume shapes agree and raise ``ShapeSpeculation`` where they do not
+    (passes/shape_speculation.py)."""
 
-    def __init__(self, fn, args, after=None):
+    def __init__(self, fn, args, after=None, speculate=False):
         self.fn = fn
         lowering = getattr(fn, "sstad_lower", None)          # a transform (grad, vjp, ...)
         self.module, self.in_tree, self.out_tree, self.captures = (
             lowering(args) if lowering else lower(fn, args))
         verify_module(self.module)
-        run_passes(self.module, until=after)
+        with speculating(speculate):
+            run_passes(self.module, until=after)
         entry = self.module.entry
         self.entry_name, self.loc, self.results = entry.name, entry.loc, [r.type for r in entry.body.results]
         self._start()
@@ -308,7 +313,8 @@ class Jitted:
             # the key before lowering, as a new process computes it (lowering registers
             # the library functions it meets in the rule tables)
             key = source_key(self.fn, signature) if self._needed() <= set(CACHED_BACKENDS) else None
-            compiled = (self._from_disk(key) if key is not None else None) or Compiled(self.fn, args)
+            compiled = (self._from_disk(key) if key is not None else None) \
+                or Compiled(self.fn, args, speculate=self._needed() <= set(CACHED_BACKENDS))
             if key is not None and compiled.key is None and compiled.module is not None:
                 compiled.key, compiled.code = key, code_digest(self.fn)
                 compiled.source("python")   # the record keeps it too: a tiered call runs it first
@@ -329,6 +335,15 @@ class Jitted:
         if compiled is not None:
             compiled.key = key
         return compiled
+
+    def _without_speculation(self, compiled, args):
+        """Compile ``args``' signature again without shape speculation (its checks failed)
+        and use that from now on, for every signature that ran ``compiled``."""
+        general = Compiled(self.fn, args)
+        for table in (self._compiled, self._dispatch):
+            for key, value in table.items():
+                if value is compiled:
+                    table[key] = general
 
     def _forget(self):
         self._compiled.clear()
@@ -355,6 +370,9 @@ class Jitted:
             if self.tiered:
                 compiled.compile_in_background(self.backend, leaves)
             return out
+        except ShapeSpeculation:
+            self._without_speculation(compiled, args)
+            return self(*args)
         except Exception as exc:
             error = self.backend.translate_error(exc, self.fn.__name__, compiled.loc)
             if error is None:
@@ -434,7 +452,7 @@ def dump(fn, *args, emit="ir", after=None):
         verify_module(module)
         compiled = None
     else:
-        compiled = Compiled(fn, args, after=after)
+        compiled = Compiled(fn, args, after=after, speculate=emit != "cuda")
         module = compiled.module
     if emit == "ir":
         return format_module(module)

@@ -61,3 +61,21 @@ def versions(block, seed):
     branch outputs it flows through."""
     edges, _ = _links(block)
     return _closure(edges, [seed])
+
+
+def shared_memory(block, *roots):
+    """``roots`` and every value that may share their memory: their versions (writes,
+    loops, branches), the views taken of any of them and the arrays they are views of."""
+    edges, _ = _links(block)
+    seen = _closure(edges, roots)
+    while True:
+        grown = set(seen)
+        for stmt in ir.walk(block):
+            if isinstance(stmt, ir.Apply) and stmt.args and isinstance(stmt.args[0], ir.Var) \
+                    and (stmt.prim.may_alias or stmt.prim.mutates) \
+                    and (stmt.args[0] in grown or any(o in grown for o in stmt.outs)):
+                grown.update([stmt.args[0], *stmt.outs])
+        grown = _closure(edges, grown)
+        if grown == seen:
+            return seen
+        seen = grown

@@ -72,17 +72,25 @@ def _classify(block, shape, mixed, failed):
             continue
         if not isinstance(stmt, ir.Apply) or len(stmt.outs) != 1 or not _is_array(stmt.outs[0]):
             continue
-        out, like = stmt.outs[0], stmt.prim.shape_of
+        out, source = stmt.outs[0], shaped_like(stmt)
         if stmt.prim.mutates and stmt.args and _is_array(stmt.args[0]):
             shape[out] = of(stmt.args[0])          # x[i] = v, x += v: x keeps its shape
-        elif like is not None and like < len(stmt.args):
-            source = stmt.args[like]
+        elif source is not None:
             if _is_array(source) and source.type.ndim == out.type.ndim:
                 shape[out] = of(source)
         elif stmt.prim.ufunc:
             classes = {of(a) for a in stmt.args if _is_array(a)}
             if len(classes) == 1 and all(a.type.ndim == out.type.ndim for a in stmt.args if _is_array(a)):
                 shape[out] = classes.pop()
+
+
+def shaped_like(stmt):
+    """The argument whose shape ``stmt``'s result has (``zeros_like(x)``, ``copy(x)``,
+    ``unbroadcast(g, x)``), or None (``zeros_like(x, shape=...)`` has another shape)."""
+    like, layout = stmt.prim.shape_of, stmt.params.get("layout")
+    if like is None or like >= len(stmt.args) or layout is not None and ("shape" in layout[1] or len(layout[0]) > 2):
+        return None
+    return stmt.args[like]
 
 
 @register_pass("broadcasts")

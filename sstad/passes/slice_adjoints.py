@@ -15,7 +15,7 @@ after ``dce``, whose liveness follows versions, not views (the moved writes are 
 that finishes it (the writes through the view come before that statement's place).
 """
 from sstad.ir import nodes as ir
-from sstad.ir.alias import versions
+from sstad.ir.alias import shared_memory
 from sstad.ir.clone import substitute
 from sstad.passes import register_pass
 from sstad.passes.broadcasts import shape_classes
@@ -42,24 +42,6 @@ def _basic(items, args):
         else:
             return None
     return tuple(out)
-
-
-def _views(fn, root):
-    """``root`` and every value that may share its memory: its versions (writes, loops,
-    branches), the views taken of any of them and the arrays they are views of."""
-    seen = set(versions(fn.body, root))
-    while True:
-        grown = set(seen)
-        for stmt in ir.walk(fn.body):
-            if isinstance(stmt, ir.Apply) and stmt.args and isinstance(stmt.args[0], ir.Var) \
-                    and (stmt.prim.may_alias or stmt.prim.mutates) \
-                    and (stmt.args[0] in grown or any(o in grown for o in stmt.outs)):
-                grown.update([stmt.args[0], *stmt.outs])
-        for v in grown - seen:
-            grown |= versions(fn.body, v)
-        if grown == seen:
-            return seen
-        seen = grown
 
 
 def _chain(block, k0, uses):
@@ -103,7 +85,7 @@ def _rewrite(fn, block, k0, classes, uses, defs):
         return False
     if any(dp in s.outs for s in block.stmts[k0:kf]):
         return False                      # dp must exist where the view is taken
-    shared = _views(fn, dp)
+    shared = shared_memory(fn.body, dp)
     if any(not _accumulates(block.stmts[k], shared) for k in range(k0 + 1, kf) if k not in chain) \
             or any(a in shared for k in chain for a in block.stmts[k].args[1:]):
         return False
