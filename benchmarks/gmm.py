@@ -102,6 +102,7 @@ def check_gmm_reference(backend="numba"):
 
 
 def cases():
+    from gmm_manual import gmm_gradient      # the numpy peer's gradient, written by hand
     from peers import Case
     out = []
     for name, rel, quick in (("gmm test d2 K3", "gmm/test.txt", True),
@@ -109,7 +110,7 @@ def cases():
                              ("gmm 10k d10 K25", "gmm/10k/gmm_d10_K25.txt", False)):
         out.append(Case(
             name=name, objective=gmm_objective, args=adbench.load_gmm(rel), argnums=(0, 1, 2),
-            jax=gmm_vectorized, torch=gmm_vectorized, autograd=gmm_vectorized,
+            jax=gmm_vectorized, torch=gmm_vectorized, autograd=gmm_vectorized, numpy_grad=gmm_gradient,
             reference=test_reference if rel == "gmm/test.txt" else None,
             reference_note="ADBench reference values (data README)", quick=quick))
     return out
