@@ -10,7 +10,7 @@ from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 AXIS_REDUCTIONS = "max min amax amin prod mean var std any all".split()
-__all__ = [f"{name}_axis" for name in AXIS_REDUCTIONS] + ["check"]
+__all__ = [f"{name}_axis" for name in AXIS_REDUCTIONS] + ["check", "refuse_unless"]
 
 
 @register_jitable
@@ -18,6 +18,20 @@ def check(condition, message):
     """``assert condition, message`` in compiled code (an expression: it returns True)."""
     if not condition:
         raise AssertionError(message)
+    return True
+
+
+# What sstad's own checks raise at run time, at the user's call (see refuse_unless):
+# sstad.errors installs its RunTimeRefusal here (the runtime imports no compiler).
+REFUSAL = AssertionError
+
+
+@register_jitable
+def refuse_unless(condition, message, file, line, col):
+    """A check inside a rule or composite that only the run time can decide (a shape):
+    raises ``REFUSAL(message, file, line, col)``, naming the user's call."""
+    if not condition:
+        raise REFUSAL(message, file, line, col)
     return True
 
 
@@ -206,6 +220,16 @@ __all__ += ["sort_axis", "argsort_axis"]
 from sstad.runtime import abstract as A  # noqa: E402
 from sstad.runtime.primitive import Primitive, declare, literal  # noqa: E402
 
-Primitive("builtin.assert", check, lambda avals, params: A.Scalar(np.dtype(np.bool_), weak=True),
-          lambda args, params, avals: f"rt.check({args[0]}, {literal(params['message'])})")
+def _assert_emit(args, params, avals):
+    if "at" in params:
+        file, line, col = params["at"]
+        return f"rt.refuse_unless({args[0]}, {literal(params['message'])}, {file!r}, {line}, {col})"
+    return f"rt.check({args[0]}, {literal(params['message'])})"
+
+
+def _assert(condition, message, at=None):
+    return check(condition, message) if at is None else refuse_unless(condition, message, *at)
+
+
+Primitive("builtin.assert", _assert, lambda avals, params: A.Scalar(np.dtype(np.bool_), weak=True), _assert_emit)
 declare("builtin.assert", effect=True, nondiff=True)     # kept, never moved, no derivative

@@ -505,7 +505,7 @@ def _full_ok(a, full_matrices):
     """``full_matrices=True`` gives a non-square input extra singular vectors: any
     orthonormal completion would do, so they have no derivative: refused."""
     if full_matrices:
-        assert a.shape[-1] == a.shape[-2], ("svd: the extra singular vectors of a non-square matrix "
+        assert a.shape[-1] == a.shape[-2], ("np.linalg.svd: the extra singular vectors of a non-square matrix "
                                             "(full_matrices=True) have no derivative; use full_matrices=False")
     return 1.0
 

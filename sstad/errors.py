@@ -49,6 +49,20 @@ class BackendError(SstadError):
     """The emitted code could not be compiled (e.g. Numba nopython typing failed)."""
 
 
+class RunTimeRefusal(SstadError):
+    """What sstad's code for a NumPy function or derivative cannot handle, decided by the
+    compiled code at run time (a shape, a matrix without a real square root), at the
+    user's call: raised as ``RunTimeRefusal(message, file, line, col)``."""
+
+    def __init__(self, message, file=None, line=0, col=0):
+        from sstad.ir.nodes import Loc
+        super().__init__(message, Loc(file, line, col) if file is not None else None)
+
+    def __reduce__(self):
+        loc = self.loc
+        return type(self), (self.message, *((loc.file, loc.line, loc.col) if loc is not None else ()))
+
+
 class AliasingError(SstadError):
     """A write through a view whose effect on other names sstad cannot track."""
 
@@ -71,3 +85,11 @@ def inside_sstad(filename):
     runtime = os.path.join(os.path.dirname(package), "runtime")
     path = os.path.abspath(filename)
     return path.startswith(package + os.sep) or path.startswith(runtime + os.sep)
+
+
+def _install_run_time_refusal():
+    from sstad.runtime import helpers
+    helpers.REFUSAL = RunTimeRefusal
+
+
+_install_run_time_refusal()

@@ -859,10 +859,6 @@ def missing_specs():
 # key: "<call form>" (every shape, both backends), "<call form> [<shapes>]", optionally
 # followed by " @numba" or " @python" for one backend.  Value: what is wrong.
 XFAIL = {
-    'np.linalg.lstsq(a, b)': "CRASH rev/fwd: the refusal of lstsq's residuals names runtime/linalg.py, not the user's line",
-    'np.linalg.svd(a) [4x3]': "CRASH rev/fwd: the derivative of the full U of a non-square matrix (full_matrices=True) "
-                              "is refused by a run-time AssertionError, which does not name the user's line",
-    'np.linalg.svd(a) [3x4] @python': "CRASH fwd: as [4x3], the full Vh", 'np.linalg.svd(a) [2x4x3] @python': "CRASH fwd: as [4x3]",
     'a.clip()': 'CRASH rev/fwd: SstadTypeError (no user line): runtime/elementwise.py:364:20: expected a number or an array, got a _NoValueType',
     "np.reshape(a, (4, 3), 'F')": "CRASH value/rev/fwd: TypeError: 'tuple' object cannot be interpreted as an integer",
     'np.roll(a, (1, 2))': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',

@@ -11,7 +11,7 @@ import os
 
 import gast
 
-from sstad.errors import AliasingError, SstadTypeError, UnsupportedSyntaxError
+from sstad.errors import AliasingError, SstadTypeError, UnsupportedSyntaxError, inside_sstad
 from sstad.frontend.expressions import spliced
 from sstad.frontend.views import everything
 from sstad.frontend.builder import FALSE, MISSING, TRUE
@@ -98,11 +98,17 @@ class StatementLowering:
         if isinstance(cond, ir.Const) and cond.value:
             return
         message = node.msg.value if isinstance(node.msg, gast.Constant) and isinstance(node.msg.value, str) else None
+        loc = self.loc_of(node)
         if message is None:
-            loc = self.loc_of(node)
             line = linecache.getline(loc.file, loc.line).strip()
             message = f"{os.path.basename(loc.file)}:{loc.line}: {line}"
-        self.apply("builtin.assert", [cond], {"message": message}, hint="checked")
+        params = {"message": message}
+        user = self.pinned_loc or self.caller_loc
+        if inside_sstad(loc.file) and user is not None and not inside_sstad(user.file):
+            # sstad's own check (in a rule or a composite) of what only the run time knows,
+            # a shape: the compiled code raises RunTimeRefusal at the user's call
+            params["at"] = (user.file, user.line, user.col)
+        self.apply("builtin.assert", [cond], params, hint="checked")
 
     def stmt_Expr(self, node):
         if isinstance(node.value, gast.Constant) and isinstance(node.value.value, str):
