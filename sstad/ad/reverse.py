@@ -483,8 +483,12 @@ class ReverseMode(ListAdjoints, Sweep):
         node, filename = function_node(rule)
         leading, kwargs = bind_rule(rule, node, stmt, pos, kw)
         what = f"the derivative rule of `{stmt.prim.name if stmt.prim is not None else 'a custom function'}`"
-        with at_users_line(stmt.loc, what):
-            cts = self.L.inline(rule, node, filename, leading + [out, dout], kwargs, node, parent=None)
+        caller, self.L.caller_loc = self.L.caller_loc, stmt.loc     # run-time checks name the user's call
+        try:
+            with at_users_line(stmt.loc, what):
+                cts = self.L.inline(rule, node, filename, leading + [out, dout], kwargs, node, parent=None)
+        finally:
+            self.L.caller_loc = caller
         pairs = []
         _pair(pos_refs[:len(leading)], cts, pairs)
         return pairs
