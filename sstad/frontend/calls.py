@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 import operator
 
 import gast
@@ -12,7 +13,7 @@ from sstad.errors import SstadTypeError, UnsupportedSyntaxError, at_users_line, 
 from sstad.frontend.builder import FALSE, MISSING
 from sstad.frontend.objects import call_handler as object_call
 from sstad.frontend.pytree import PytreeObject, StaticList, flatten, is_atom, unflatten
-from sstad.frontend.scope import Scope, assigned_names
+from sstad.frontend.scope import Scope, assigned_names, resolve
 from sstad.frontend.source import closure_values, function_node, is_user_function
 from sstad.frontend.values import BoundMethod, Closure, Enumerate, RangeValue, Zip
 from sstad.ir import nodes as ir
@@ -94,6 +95,9 @@ class CallLowering:
             return self.convert_scalar(func, args, node)
         if is_user_function(func):
             return self.call_user(func, args, kwargs, node)
+        if getattr(func, "__module__", None) in ("sstad.transforms", "sstad.jacobians") and args \
+                and isinstance(args[0], Closure):
+            raise self.transform_of_closure(func, args[0], node)
         if callable(func) and not isinstance(func, type):
             return self.call_extern(func, args, kwargs, node)
         shown = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
@@ -102,6 +106,28 @@ class CallLowering:
                          f"call to `{(module + '.') if module else ''}{shown}` is not supported",
                          node, "call NumPy, math or your own Python functions (docs/subset.md), or "
                          "register it as a primitive with its rule (docs/ad.md, 'The rule table')")
+
+    def transform_of_closure(self, transform, closure, node):
+        """``sstad.grad(lambda w: loss(w, x))`` inside compiled code: a transform is compiled
+        as a function of its own, and a nested function's body reads the enclosing
+        function's run-time values, which are not its parameters.  The error names them
+        and says how to pass them."""
+        body = closure.node.body if isinstance(closure.node.body, list) else [closure.node.body]
+        own = {a.id for a in closure.node.args.args + closure.node.args.kwonlyargs} | assigned_names(body)
+        read = sorted({n.id for stmt in body for n in gast.walk(stmt)
+                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in own
+                       and resolve(closure.scope, n.id)[0] == "local"})
+        name = f"sstad.{transform.__name__}"
+        params = [a.id for a in closure.node.args.args]
+        call = f"{name}(f)({', '.join(params + read)})"
+        how = (f"{call} differentiates with respect to the first argument (argnums=0)"
+               if "argnums" in inspect.signature(transform).parameters else
+               "give the extra arguments zero tangents (or ignore their cotangents)")
+        reads = f" (it reads {', '.join(f'`{r}`' for r in read)} from here)" if read else ""
+        return self.error(UnsupportedSyntaxError,
+                          f"`{name}` of a nested function or lambda is not supported inside compiled code{reads}",
+                          node, f"define `f` at module level taking those as parameters, "
+                          f"`def f({', '.join(params + read)})`, and differentiate it: {how}")
 
     def call_extern(self, func, args, kwargs, node):
         """Library code and other functions sstad does not see into (docs/architecture.md,
