@@ -15,6 +15,14 @@ import scipy.linalg as sla
 from sstad.runtime.composites import composite
 
 
+def matrix(a, name):
+    """``a``, refused unless it is a matrix or a stack of them (np.triu of a vector
+    would make a square matrix of it, where SciPy refuses)."""
+    if np.ndim(a) < 2:
+        raise ValueError(f"scipy.linalg.{name}: expected a square matrix, not an array of dimension {np.ndim(a)}")
+    return a
+
+
 def triangle(a, lower, unit_diagonal=False):
     """The lower (or upper) triangle of ``a`` that a triangular routine reads."""
     if unit_diagonal:
@@ -39,7 +47,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     transposed = TRANSPOSED.get(trans)
     if transposed is None:
         raise ValueError(f"scipy.linalg.solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', not {trans!r}")
-    t = triangle(a, lower, unit_diagonal)
+    t = triangle(matrix(a, "solve_triangular"), lower, unit_diagonal)
     if transposed:
         t = np.swapaxes(t, -1, -2)
     return np.linalg.solve(t, b)
@@ -50,6 +58,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
           transposed=False):
     """scipy.linalg.solve; a symmetric or positive definite ``assume_a`` reads the triangle
     that ``lower`` names, a triangular one that triangle."""
+    a = matrix(a, "solve")
     if assume_a is None or assume_a == "gen" or assume_a == "general":
         m = a
     elif (assume_a == "sym" or assume_a == "symmetric" or assume_a == "her" or assume_a == "hermitian"
@@ -70,6 +79,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
 @composite(sla.inv)
 def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
     """scipy.linalg.inv."""
+    a = matrix(a, "inv")
     if assume_a is None or assume_a == "gen" or assume_a == "general":
         return np.linalg.inv(a)
     if (assume_a == "sym" or assume_a == "symmetric" or assume_a == "her" or assume_a == "hermitian"
@@ -100,6 +110,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     """scipy.linalg.cho_solve((c, lower), b): ``b`` solved with ``L L^T``, ``L`` the factor's
     triangle ``c`` (from cholesky or cho_factor; the other triangle is not read)."""
     c, lower = c_and_lower
+    c = matrix(c, "cho_solve")
     factor = np.tril(c) if lower else np.swapaxes(np.triu(c), -1, -2)
     return np.linalg.solve(np.swapaxes(factor, -1, -2), np.linalg.solve(factor, b))
 

@@ -153,11 +153,15 @@ def _(x, out, dout):
 
 @defvjp("triu")
 def _(m, out, dout, k=0):
+    if np.ndim(m) == 1:                  # NumPy takes a vector as every row of a square matrix
+        return (np.sum(np.triu(dout, k), axis=0),)
     return (np.triu(dout, k),)
 
 
 @defvjp("tril")
 def _(m, out, dout, k=0):
+    if np.ndim(m) == 1:
+        return (np.sum(np.tril(dout, k), axis=0),)
     return (np.tril(dout, k),)
 
 

@@ -69,3 +69,19 @@ def test_names_of_functions_methods_and_ufuncs():
     assert public_name(scipy.stats.multivariate_normal.logpdf) == "scipy.stats.multivariate_normal.logpdf"
     assert public_name(np.linalg.matrix_power) == "np.linalg.matrix_power"
     assert public_name(np.logaddexp2) == "np.logaddexp2"
+
+
+def solve_triangular_of_a_vector(a, b):
+    return np.sum(scipy.linalg.solve_triangular(a, b))
+
+
+def cho_solve_of_a_vector(a, b):
+    return np.sum(scipy.linalg.cho_solve((a, True), b))
+
+
+@pytest.mark.parametrize("fn,name", [(solve_triangular_of_a_vector, "solve_triangular"),
+                                     (cho_solve_of_a_vector, "cho_solve")])
+def test_a_vector_is_refused_as_scipy_does(fn, name):
+    # np.triu of a vector is a square matrix: without the check it would be solved
+    with pytest.raises(SstadError, match=rf"test_composite_names.py:\d+:.*scipy.linalg.{name}: expected a square matrix"):
+        sstad.jit(sstad.grad(fn), backend="python")(np.ones(3), np.ones(3))
