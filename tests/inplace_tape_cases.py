@@ -53,3 +53,70 @@ def initial_value_read_too(w):
                 Q[i, j] = w[i + j] * w[k]
         total = total + before * np.sum(np.cos(Q))
     return total
+
+
+# Loops over the rows of an array: the adjoint of the array the loop reads row by row.
+
+def squares_by_counter(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + x[i] * x[i]
+    return s
+
+
+def previous_element(x):
+    """x[i - 1]: the index is not the counter, so the adjoint keeps accumulating."""
+    s = 0.0
+    for i in range(1, x.shape[0]):
+        s = s + x[i] * x[i - 1]
+    return s
+
+
+def counter_and_next(x):
+    s = 0.0
+    for i in range(len(x) - 1):
+        s = s + np.sin(x[i]) * x[i + 1]
+    return s
+
+
+def rows_in_a_branch(x):
+    """Rows read on one path only: the rows of the other path still get zero."""
+    s = 0.0
+    for i in range(len(x)):
+        if x[i, 0] > 0:
+            s = s + np.sum(x[i] * x[i])
+        else:
+            s = s + 1.0
+    return s
+
+
+def read_before_and_after(x):
+    s = np.sum(x * x)
+    for i in range(x.shape[0]):
+        s = s + np.tanh(x[i]) * s
+    return s + x[0]
+
+
+def read_before_only(x):
+    t = np.cos(x)
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s * 0.5 + x[i] * x[i]
+    return s + np.sum(t)
+
+
+def rows_in_an_inner_loop(x, w):
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(w.shape[0]):
+            s = s + x[i, j] * w[j] + x[i, 0] * x[i, 1]
+    return s
+
+
+def stops_early(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if s > 1.0:
+            break
+        s = s + x[i] * x[i]
+    return s

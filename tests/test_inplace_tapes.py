@@ -1,5 +1,5 @@
-"""In-place writes in loops: what reverse mode tapes, and that the derivatives stay exact
-(against finite differences, both modes) where it tapes less."""
+"""In-place writes in loops, what reverse mode tapes and how it starts an adjoint that a loop
+fills row by row; the derivatives stay exact (against finite differences, both modes)."""
 import numpy as np
 import pytest
 
@@ -9,11 +9,20 @@ from sstad.testing import check_grads
 
 RNG = np.random.default_rng(3)
 W = RNG.uniform(0.2, 0.9, 6)
+A43 = RNG.uniform(-1, 1, (4, 3))
 CASES = {
     "triangular fill in nested loops": (ic.triangular_fill, (RNG.uniform(-0.5, 0.5, (3, 10)), RNG.uniform(-1, 1, 4))),
     "the same element written again": (ic.same_element_rewritten, (W[:4], W[:3])),
     "an element read, then written": (ic.read_then_written, (W,)),
     "the initial value read before the fill": (ic.initial_value_read_too, (W,)),
+    "x[i] by the counter": (ic.squares_by_counter, (W,)),
+    "x[i - 1]": (ic.previous_element, (W,)),
+    "x[i] and x[i + 1]": (ic.counter_and_next, (W,)),
+    "rows read in one branch": (ic.rows_in_a_branch, (A43,)),
+    "x read before, in and after the loop": (ic.read_before_and_after, (W,)),
+    "x read before the loop": (ic.read_before_only, (W,)),
+    "x[i, j] in an inner loop": (ic.rows_in_an_inner_loop, (A43, W[:3])),
+    "a loop that breaks": (ic.stops_early, (W,)),
 }
 
 
@@ -37,3 +46,15 @@ def test_a_write_only_fill_is_not_taped():
 def test_a_fill_that_reads_is_taped():
     code = python_gradient(ic.read_then_written, W)
     assert "tape_Q" in code, code
+
+
+def test_an_adjoint_filled_row_by_row_starts_uninitialised():
+    """Each backward iteration zeroes the one row it adds to: no zeroed array up front."""
+    code = python_gradient(ic.squares_by_counter, W)
+    assert "np.empty_like(x)" in code and "np.zeros_like(x)" not in code, code
+    assert "np.empty_like" in python_gradient(ic.rows_in_a_branch, A43)
+
+
+@pytest.mark.parametrize("fn", [ic.previous_element, ic.counter_and_next, ic.read_before_and_after])
+def test_other_index_patterns_accumulate_into_zeros(fn):
+    assert "empty_like" not in python_gradient(fn, W)

@@ -579,6 +579,32 @@ class ReverseMode(ListAdjoints, Sweep):
         self.L.branch(mapped(stmt.cond, subst), side(stmt.then), side(stmt.orelse))
         self.drop(stmt.outs)
 
+    def rows_visited_once(self, loop):
+        """Arrays whose adjoint the backward loop may start uninitialised: ``x`` in
+        ``for i in range(len(x))`` (or ``x.shape[0]``) that reads ``x`` only as ``x[i]``
+        or ``x[i, ...]``, writes nothing in place, and finds no adjoint of ``x`` yet.
+        Iteration ``i`` is then the only one to touch row ``i`` of the adjoint and sets it
+        to zero before adding to it: no pass that zeroes the whole array first."""
+        if not (isinstance(loop, ir.For) and ir.is_scalar_const(loop.start, 0) and ir.is_scalar_const(loop.step, 1)):
+            return []
+        dim = self.defs.get(loop.stop)
+        first_axis = dim is not None and (dim.prim.name == "builtin.len" or dim.prim.name == "dim"
+                                          and dim.params.get("axis") == 0)
+        if not first_axis or writes_in_place(loop.body):
+            return []
+        x, index = dim.args[0], loop.body.params[0]
+        if not (self.active(x) and isinstance(x.type, A.Array) and self.get(x) is None):
+            return []
+
+        def row_read(s):
+            first = s.params["index"][0] if s.params.get("index") else None
+            return s.prim.name == "getitem" and isinstance(first, Slot) and s.args[first] is index
+        for s in ir.walk(loop.body):
+            for k, a in enumerate(ir.operands(s)):
+                if a is x and not (k == 0 and isinstance(s, ir.Apply) and row_read(s)):
+                    return []
+        return [x]
+
     def back_loop(self, stmt, subst, saved):
         tapes = saved.get(stmt)
         if tapes is None:
@@ -608,6 +634,10 @@ class ReverseMode(ListAdjoints, Sweep):
         inner = _defined(stmt.body) | (_defined(stmt.cond) if not is_for else set())
         free = {a for s in ir.walk(stmt.body) for a in ir.reads(s) if isinstance(a, ir.Var) and a not in inner}
         free |= {r for r in stmt.body.results if isinstance(r, ir.Var) and r not in inner}
+        rows = self.rows_visited_once(stmt)
+        for x in rows:                     # uninitialised: each iteration zeroes the row it reads
+            self.put(x, self.L.apply("empty_like", [mapped(x, subst)], {"layout": ((Slot(0),), {})},
+                                     hint="d" + x.hint), owned=True)
         self.materialize(sorted(free, key=lambda v: v.id), subst)
         *tapes, n = tapes
         step = stmt.step if is_for else None
@@ -635,6 +665,10 @@ class ReverseMode(ListAdjoints, Sweep):
             start = len(self.L.stmts)
             self.forward(stmt.body.stmts, sub, local)
             last_fwd = self.L.stmts[-1] if len(self.L.stmts) > start else None
+            for x in rows:                 # next to the first contribution: LLVM merges the two
+                d = self.get(x)
+                self.put(x, self.L.apply("setitem", [d, ir.Const(0.0), sub[stmt.body.params[0]]],
+                                         {"index": (Slot(2),)}, hint=d.hint), owned=True)
             for m, key in ckeys.items():
                 r = stmt.body.results[m]
                 if self.active(r):
