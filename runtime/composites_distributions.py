@@ -68,6 +68,20 @@ def norm_logsf(x, loc=0, scale=1):
     return sc.log_ndtr(-z) + log_scale * 0.0
 
 
+@composite(st.norm.ppf)
+def norm_ppf(q, loc=0, scale=1):
+    """scipy.stats.norm.ppf: loc + scale * ndtri(q) (NaN outside [0, 1] or where scale <= 0)."""
+    _, log_scale = standardized(0.0, loc, scale)
+    return loc + scale * sc.ndtri(q) + log_scale * 0.0
+
+
+@composite(st.norm.isf)
+def norm_isf(q, loc=0, scale=1):
+    """scipy.stats.norm.isf: loc - scale * ndtri(q) (precise for a small q)."""
+    _, log_scale = standardized(0.0, loc, scale)
+    return loc - scale * sc.ndtri(q) + log_scale * 0.0
+
+
 @composite(st.t.logpdf)
 def t_logpdf(x, df, loc=0, scale=1):
     """scipy.stats.t.logpdf (Student's t)."""

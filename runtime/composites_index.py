@@ -34,3 +34,19 @@ def diag_indices(n, ndim=2):
     """np.diag_indices: ``ndim`` copies of ``arange(n)``."""
     idx = np.arange(n)
     return tuple(idx for _ in static_range(ndim))
+
+
+@composite(np.ix_)
+def ix_(*args):
+    """np.ix_: an open mesh, each 1-d sequence of indices shaped to run along its own axis
+    (``A[np.ix_(rows, cols)]`` is the sub-matrix of those rows and columns)."""
+    n = len(args)
+    mesh = ()
+    for k in static_range(n):
+        a = np.asarray(args[k])
+        if np.ndim(a) != 1:
+            raise ValueError("np.ix_: each index sequence must be 1-dimensional")
+        if a.dtype == np.bool_:
+            raise NotImplementedError("np.ix_ of a boolean mask is not supported: pass np.nonzero(mask)[0]")
+        mesh = mesh + (np.reshape(a, (1,) * k + (-1,) + (1,) * (n - k - 1)),)
+    return mesh

@@ -105,6 +105,16 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     return np.swapaxes(np.linalg.cholesky(np.swapaxes(a, -1, -2)), -1, -2)
 
 
+@composite(sla.cho_factor)
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """scipy.linalg.cho_factor: ``(c, lower)``, ``c`` the Cholesky factor in the triangle
+    ``lower`` names and ``a``'s own entries in the other (LAPACK leaves them there)."""
+    a = matrix(a, "cho_factor")
+    if lower:
+        return cholesky(a, True) + np.triu(a, 1), lower
+    return cholesky(a) + np.tril(a, -1), lower
+
+
 @composite(sla.cho_solve)
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     """scipy.linalg.cho_solve((c, lower), b): ``b`` solved with ``L L^T``, ``L`` the factor's

@@ -847,7 +847,7 @@ def summary(cases=None):
 
 # Functions of integers only (index generators): nothing to differentiate; their values are
 # tested in tests/test_index_composites.py.
-INTEGER_ONLY = {"np.triu_indices", "np.tril_indices", "np.diag_indices"}
+INTEGER_ONLY = {"np.triu_indices", "np.tril_indices", "np.diag_indices", "np.ix_"}
 
 
 def missing_specs():
