@@ -19,9 +19,9 @@ checked (or proved by ``broadcasts.shape_classes``) to share a shape need no new
 
 ``sstad.jit`` catches ``ShapeSpeculation``, compiles the function again without
 speculation and reruns the call (docs/ad.md, "Shape speculation").  So the pass runs
-only when the caller can rerun (``speculating()``), and only on functions that may run
-twice: no effects other than checks and local lists, no writes into an argument's
-memory.  It runs in the backend phase only, so no transform differentiates a check.
+only when the caller can rerun (``speculating()``), and only on modules that may run
+twice: no effects other than checks, asserts and local lists, no writes into an
+argument's memory, no calls between functions.  It runs in the backend phase only, so no transform differentiates a check.
 """
 import contextlib
 import contextvars
@@ -45,7 +45,7 @@ def _repeatable(prim):
 
 @contextlib.contextmanager
 def speculating(on=True):
-    """Passes run inside speculate (a caller that can rerun a call on ``ShapeSpeculation``)."""
+    """Within it, the pass speculates: for a caller that reruns a call on ``ShapeSpeculation``."""
     token = _ENABLED.set(on)
     try:
         yield
@@ -54,8 +54,8 @@ def speculating(on=True):
 
 
 def rerunnable(module):
-    """May a call of ``module`` run again after a failed check: no effects but checks and
-    local lists, no write into memory an argument may share?"""
+    """May a call of ``module`` run again after a failed check: no effects but checks,
+    asserts and local lists, no write into memory an argument may share, no calls?"""
     for fn in module.functions:
         if any(isinstance(s, ir.Apply) and s.prim.effect and not _repeatable(s.prim)
                for s in ir.walk(fn.body)):
