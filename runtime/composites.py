@@ -17,6 +17,8 @@ import re
 import sys
 import types
 
+import numpy as np
+
 COMPOSITES: dict = {}        # key_of(numpy function) -> its definition here
 NAMES: dict = {}             # key_of(numpy function) -> its public name (public_name)
 RANGE = tuple(range(64))
@@ -27,9 +29,12 @@ LAZY_FAMILIES = {"scipy.stats": "sstad.runtime.composites_distributions"}
 
 def key_of(fn):
     """A function's registry key: its identity, or (owner, name) for a bound method such as
-    ``scipy.stats.norm.logpdf`` (a new object each time the attribute is read)."""
+    ``scipy.stats.norm.logpdf`` or ``np.add.reduce`` (a new object each time the attribute
+    is read)."""
     if isinstance(fn, types.MethodType):
         return (id(fn.__self__), fn.__func__.__name__)
+    if isinstance(getattr(fn, "__self__", None), np.ufunc):        # np.add.reduce, np.add.at
+        return (id(fn.__self__), fn.__name__)
     return id(fn)
 
 
@@ -47,6 +52,8 @@ def public_name(fn):
     """How user code names ``fn``: ``np.diff``, ``np.linalg.matrix_power``,
     ``scipy.linalg.solve``, ``scipy.special.ndtr``, ``scipy.stats.norm.logpdf`` (its
     module without the private parts, where the function is defined)."""
+    if isinstance(getattr(fn, "__self__", None), np.ufunc):        # a ufunc's method
+        return f"{public_name(fn.__self__)}.{fn.__name__}"
     owner = fn.__self__ if isinstance(fn, types.MethodType) else None
     where = type(owner) if owner is not None else fn
     module = getattr(where, "__module__", None) or "scipy.special"     # SciPy's ufuncs have none

@@ -82,3 +82,66 @@ def test_on_numba():
     check_grads(norm_quantiles, (np.array([0.1, 0.5, 0.93]), 0.5, 2.0), backend="numba")
     check_grads(cho_factor_then_solve, (A @ A.T, R.normal(size=(3, 2))), backend="numba")
     check_grads(sub_matrix, (R.normal(size=(4, 5)), np.array([0, 2, 2]), np.array([4, 1])), backend="numba")
+
+
+# --- ufunc methods: reduce, accumulate, outer, at ---------------------------------------
+
+def ufunc_reductions(x):
+    return (np.sum(np.sin(np.add.reduce(x))) + np.multiply.reduce(x, axis=1).sum()
+            + np.maximum.reduce(x, axis=None) + np.sum(np.minimum.reduce(x, 1, keepdims=True))
+            + np.sum(np.logaddexp.reduce(x, axis=1)) + np.logaddexp.reduce(x[0]))
+
+
+def ufunc_scans(x):
+    return np.sum(np.sin(np.add.accumulate(x))) + np.sum(np.cos(np.multiply.accumulate(x, axis=1)))
+
+
+def ufunc_outer(x, y):
+    return np.sum(np.sin(np.subtract.outer(x, y))) + np.sum(np.multiply.outer(x, y[0]) ** 2)
+
+
+def stiffness_by_add_at(log_k, load):
+    n = log_k.shape[0]
+    K = np.zeros((n + 1, n + 1))
+    k = np.exp(log_k)
+    idx = np.arange(n)
+    np.add.at(K, (idx, idx), k)
+    np.add.at(K, (idx + 1, idx + 1), k)
+    np.subtract.at(K, (idx, idx + 1), k)
+    np.subtract.at(K, (idx + 1, idx), k)
+    return load[1:] @ np.linalg.solve(K[1:, 1:], load[1:])
+
+
+def scatter_repeated(x, idx):
+    out = np.zeros(3)
+    np.add.at(out, idx, x)
+    return np.sum(out ** 2)
+
+
+UFUNC_CASES = [
+    (ufunc_reductions, lambda: (R.uniform(0.5, 1.5, (3, 4)),)),
+    (ufunc_scans, lambda: (R.uniform(0.5, 1.5, (3, 4)),)),
+    (ufunc_outer, lambda: (R.normal(size=3), R.normal(size=(2, 2)))),
+    (stiffness_by_add_at, lambda: (R.normal(size=4) * 0.2, np.linspace(0.1, 1.0, 5))),
+    (scatter_repeated, lambda: (R.normal(size=5), np.array([0, 2, 2, 1, 0]))),
+]
+
+
+@pytest.mark.parametrize("fn,make_args", UFUNC_CASES, ids=[c[0].__name__ for c in UFUNC_CASES])
+def test_ufunc_methods(fn, make_args):
+    check_grads(fn, make_args(), backend="python")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fn,make_args", UFUNC_CASES, ids=[c[0].__name__ for c in UFUNC_CASES])
+def test_ufunc_methods_on_numba(fn, make_args):
+    check_grads(fn, make_args(), backend="numba")
+
+
+def reduce_with_where(x):
+    return np.add.reduce(x, where=x > 0)
+
+
+def test_a_ufunc_method_parameter_it_does_not_take_is_refused_by_name():
+    with pytest.raises(SstadError, match=r"test_added_functions.py:\d+:.*np.add.reduce: where= is not supported"):
+        sstad.jit(reduce_with_where, backend="python")(np.ones(3))

@@ -736,8 +736,14 @@ def _np_ndim(self, args, kwargs, node):
 
 
 def _index_add(self, args, kwargs, node):
-    x, index, values = (self.atom(a, node) for a in args)
-    return self.apply("index_add", [x, values, index], {"index": (Slot(2),)}, hint=x.hint)
+    """``index_add(x, index, values)``: ``index`` one integer array, or a tuple of them
+    (``np.add.at(K, (rows, cols), v)``)."""
+    x, index, values = args
+    items = tuple(index) if isinstance(index, (tuple, StaticList)) else (index,)
+    x, values = self.atom(x, node), self.atom(values, node)
+    atoms = [self.atom(i, node) for i in items]
+    return self.apply("index_add", [x, values] + atoms, {"index": tuple(Slot(2 + k) for k in range(len(atoms)))},
+                      hint=x.hint)
 
 
 def _np_split(self, args, kwargs, node):

@@ -1,0 +1,110 @@
+"""Methods of NumPy's ufuncs: ``np.add.reduce``, ``np.logaddexp.reduce``,
+``np.multiply.accumulate``, ``np.subtract.outer``, ``np.add.at``, written over the
+reductions, scans and broadcasting they are (``np.add.reduce`` is ``np.sum`` along axis
+0 by default).  Registered per ufunc and method (:func:`sstad.runtime.composites.key_of`
+keys a ufunc's method by the ufunc and its name); a method of another ufunc, or a
+parameter these do not handle, is refused by name."""
+import numpy as np
+import scipy.special as sc
+
+from sstad.runtime.composites import composite
+from sstad.runtime.index import index_add
+
+
+def _plain(name, out, where=True, initial=None):
+    if out is not None:
+        raise NotImplementedError(f"np.{name}: out= is not supported; use the returned array")
+    if np.ndim(where) > 0 or not where:
+        raise NotImplementedError(f"np.{name}: where= is not supported; use np.where on the input")
+    if initial is not None:
+        raise NotImplementedError(f"np.{name}: initial= is not supported; combine it with the result")
+
+
+@composite(np.add.reduce)
+def add_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    """np.add.reduce: np.sum along ``axis`` (0 by default)."""
+    _plain("add.reduce", out, where, initial)
+    return np.sum(array, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+@composite(np.multiply.reduce)
+def multiply_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    """np.multiply.reduce: np.prod along ``axis`` (0 by default)."""
+    _plain("multiply.reduce", out, where, initial)
+    return np.prod(array, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+@composite(np.maximum.reduce)
+def maximum_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    """np.maximum.reduce: np.max along ``axis`` (0 by default)."""
+    _plain("maximum.reduce", out, where, initial)
+    if dtype is not None:
+        raise NotImplementedError("np.maximum.reduce: dtype= is not supported; convert with .astype first")
+    return np.max(array, axis=axis, keepdims=keepdims)
+
+
+@composite(np.minimum.reduce)
+def minimum_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    """np.minimum.reduce: np.min along ``axis`` (0 by default)."""
+    _plain("minimum.reduce", out, where, initial)
+    if dtype is not None:
+        raise NotImplementedError("np.minimum.reduce: dtype= is not supported; convert with .astype first")
+    return np.min(array, axis=axis, keepdims=keepdims)
+
+
+@composite(np.logaddexp.reduce)
+def logaddexp_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    """np.logaddexp.reduce: log(sum(exp(array))) along ``axis`` (0 by default), as
+    scipy.special.logsumexp computes it."""
+    _plain("logaddexp.reduce", out, where, initial)
+    if dtype is not None:
+        raise NotImplementedError("np.logaddexp.reduce: dtype= is not supported; convert with .astype first")
+    return sc.logsumexp(array, axis=axis, keepdims=keepdims)
+
+
+@composite(np.add.accumulate)
+def add_accumulate(array, axis=0, dtype=None, out=None):
+    """np.add.accumulate: np.cumsum along ``axis`` (0 by default)."""
+    _plain("add.accumulate", out)
+    return np.cumsum(array, axis=axis, dtype=dtype)
+
+
+@composite(np.multiply.accumulate)
+def multiply_accumulate(array, axis=0, dtype=None, out=None):
+    """np.multiply.accumulate: np.cumprod along ``axis`` (0 by default)."""
+    _plain("multiply.accumulate", out)
+    return np.cumprod(array, axis=axis, dtype=dtype)
+
+
+def _outer(ufunc):
+    name = f"{ufunc.__name__}.outer"
+
+    def outer(A, B, out=None, *, where=True, dtype=None):
+        """``ufunc(A[..., None, ...], B)``: every pair of an item of A and an item of B."""
+        _plain(name, out, where)
+        if dtype is not None:
+            raise NotImplementedError(f"np.{name}: dtype= is not supported; convert with .astype")
+        a = np.asarray(A)
+        return ufunc(np.reshape(a, np.shape(a) + (1,) * np.ndim(B)), B)
+    return outer
+
+
+for _ufunc in (np.add, np.subtract, np.multiply, np.divide, np.power, np.maximum, np.minimum,
+               np.logaddexp, np.hypot, np.arctan2):
+    composite(_ufunc.outer)(_outer(_ufunc))
+
+
+@composite(np.add.at)
+def add_at(a, indices, b=None):
+    """np.add.at: ``a[indices] += b`` in place, repeated indices adding up."""
+    if b is None:
+        raise TypeError("np.add.at needs the values b")
+    index_add(a, indices, b)
+
+
+@composite(np.subtract.at)
+def subtract_at(a, indices, b=None):
+    """np.subtract.at: ``a[indices] -= b`` in place, repeated indices adding up."""
+    if b is None:
+        raise TypeError("np.subtract.at needs the values b")
+    index_add(a, indices, -b)
