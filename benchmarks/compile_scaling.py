@@ -1,14 +1,19 @@
 """How the first compiled gradient call grows with the function's size.
 
-For each size (statements of `compile_program.program`), a fresh process with an empty
-cache lowers and differentiates the function (sstad), emits it, and has Numba compile
-it; each phase is timed (wall and CPU seconds: CPU time is what to read on a shared
-machine).  ``--whole`` compiles the gradient as one function (no outlining), as sstad did
-before parts were outlined; ``--no-kernels`` writes every elementwise expression where
-it is used (no shared kernel functions, ``sstad/backend/numba_kernels.py``).
+For each size (statements of `compile_program.program`), a fresh process with empty
+caches (sstad's and Numba's) lowers and differentiates the function as ``sstad.jit``
+does (shape speculation on), emits it, and has Numba compile it; each phase is timed
+(wall and CPU seconds: CPU time is what to read on a shared machine).  ``--whole``
+compiles the gradient as one function (no outlining), as sstad did before parts were
+outlined; ``--no-kernels`` writes every elementwise expression where it is used (no
+shared kernel functions, ``sstad/backend/numba_kernels.py``); ``--warm-runtime`` first
+compiles another function in a process of its own, so that the runtime's helpers that
+Numba caches on disk (``rt.unbroadcast``) are there, as they are for every function a
+user compiles after their first.
 
     python benchmarks/compile_scaling.py                 # 10 30 100 300
     python benchmarks/compile_scaling.py 30 300 --repeat 3 --whole --no-kernels
+    python benchmarks/compile_scaling.py 10 300 --warm-runtime
 """
 import argparse
 import json
@@ -36,7 +41,7 @@ DRIVER = textwrap.dedent('''
     args = (np.linspace(0.1, 1.0, 16), np.linspace(-1.0, 1.0, 16), 0.3)
     clocks = lambda: (time.perf_counter(), time.process_time())
     t0 = clocks()
-    compiled = Compiled(sstad.grad(objective), args)       # lowering, AD, passes
+    compiled = Compiled(sstad.grad(objective), args, speculate=True)    # lowering, AD, passes
     t1 = clocks()
     python = compiled.source("python")
     numba_text = compiled.source("numba")
@@ -52,17 +57,24 @@ DRIVER = textwrap.dedent('''
 ''')
 
 
-def measure(statements, whole=False, kernels=True):
+def measure(statements, whole=False, kernels=True, warm_runtime=False):
     """Seconds [wall, cpu] of each phase of the first gradient call, in a fresh process."""
     options = ",".join(["whole"] * whole + ["no-kernels"] * (not kernels)) or "default"
     with tempfile.TemporaryDirectory() as workdir, tempfile.TemporaryDirectory() as cache:
-        with open(os.path.join(workdir, "scaling_program.py"), "w") as f:
-            f.write(program(statements))
-        out = subprocess.run([sys.executable, "-c", DRIVER, workdir, options],
-                             env=dict(os.environ, SSTAD_CACHE_DIR=cache), capture_output=True, text=True)
-        if out.returncode:
-            raise RuntimeError(out.stderr)
-        return json.loads(out.stdout.strip().splitlines()[-1])
+        env = dict(os.environ, SSTAD_CACHE_DIR=cache, NUMBA_CACHE_DIR=os.path.join(cache, "numba"),
+                   PYTHONDONTWRITEBYTECODE="1")      # the program file is rewritten
+
+        def run(source):
+            with open(os.path.join(workdir, "scaling_program.py"), "w") as f:
+                f.write(source)
+            out = subprocess.run([sys.executable, "-c", DRIVER, workdir, options], env=env,
+                                 capture_output=True, text=True)
+            if out.returncode:
+                raise RuntimeError(out.stderr)
+            return json.loads(out.stdout.strip().splitlines()[-1])
+        if warm_runtime:
+            run(program(10, seed=1))
+        return run(program(statements))
 
 
 def median(values):
@@ -76,11 +88,13 @@ def main():
     parser.add_argument("--repeat", type=int, default=1, help="fresh processes per size (median)")
     parser.add_argument("--whole", action="store_true", help="compile the gradient as one function")
     parser.add_argument("--no-kernels", action="store_true", help="no shared elementwise kernels")
+    parser.add_argument("--warm-runtime", action="store_true",
+                        help="the runtime's helpers in Numba's disk cache (another function compiled first)")
     opts = parser.parse_args()
     print(f"{'statements':>10} {'lines':>6} {'funcs':>5}  {'sstad s':>8} {'numba s (cpu)':>14} "
           f"{'total s':>8}")
     for n in opts.sizes:
-        runs = [measure(n, opts.whole, not opts.no_kernels) for _ in range(opts.repeat)]
+        runs = [measure(n, opts.whole, not opts.no_kernels, opts.warm_runtime) for _ in range(opts.repeat)]
         pick = lambda key, i: median([r[key][i] for r in runs])
         sstad_s = pick("sstad", 0) + pick("emit", 0)
         numba_s = pick("numba", 0)

@@ -4,7 +4,7 @@ Every binary elementwise rule ends with it, undoing NumPy broadcasting.  Plain N
 Python; under Numba an overload walks ``g`` once and accumulates into ``x``'s shape.
 """
 import numpy as np
-from numba import types
+from numba import njit, types
 from numba.extending import overload, register_jitable
 
 from sstad.runtime import abstract as A
@@ -32,46 +32,48 @@ def _unbroadcast_numba(g, x):
         return lambda g, x: g
     if not isinstance(x, types.Array):
         return lambda g, x: np.sum(g)
-    lead = g.ndim - x.ndim
+    if g.ndim == x.ndim:
+        return lambda g, x: np.ascontiguousarray(g) if g.shape == x.shape else _unbroadcast_arrays(g, x)
+    return lambda g, x: _unbroadcast_arrays(g, x)
 
-    def impl(g, x):
-        if lead == 0 and g.shape == x.shape:
-            return np.ascontiguousarray(g)
-        gshape = np.array(g.shape)
-        xshape = np.ones(g.ndim, np.int64)
-        xshape[lead:] = np.array(x.shape)
-        step = np.zeros(g.ndim, np.int64)      # out's stride along each axis of g; 0: summed
-        stride = 1
-        for ax in range(g.ndim - 1, -1, -1):
-            if xshape[ax] != 1:
-                step[ax] = stride
-            stride *= xshape[ax]
-        flat = np.ascontiguousarray(g).ravel()
-        out = np.zeros(x.size, g.dtype)
-        n = gshape[g.ndim - 1]
-        coord = np.zeros(g.ndim, np.int64)
-        at = 0                                 # out's index of the current row of g
-        for r in range(flat.size // n if n else 0):      # rows along g's last axis
-            first = r * n
-            if step[g.ndim - 1]:
-                for j in range(n):
-                    out[at + j] += flat[first + j]
-            else:
-                total = out[at]
-                for j in range(n):
-                    total += flat[first + j]
-                out[at] = total
-            ax = g.ndim - 2                    # next row: an odometer over the other axes
-            while ax >= 0:
-                coord[ax] += 1
-                at += step[ax]
-                if coord[ax] < gshape[ax]:
-                    break
-                at -= coord[ax] * step[ax]
-                coord[ax] = 0
-                ax -= 1
-        return out.reshape(x.shape)
-    return impl
+
+@njit(cache=True)      # in Numba's disk cache: its first compilation in a process takes seconds
+def _unbroadcast_arrays(g, x):
+    lead = g.ndim - x.ndim
+    gshape = np.array(g.shape)
+    xshape = np.ones(g.ndim, np.int64)
+    xshape[lead:] = np.array(x.shape)
+    step = np.zeros(g.ndim, np.int64)      # out's stride along each axis of g; 0: summed
+    stride = 1
+    for ax in range(g.ndim - 1, -1, -1):
+        if xshape[ax] != 1:
+            step[ax] = stride
+        stride *= xshape[ax]
+    flat = np.ascontiguousarray(g).ravel()
+    out = np.zeros(x.size, g.dtype)
+    n = gshape[g.ndim - 1]
+    coord = np.zeros(g.ndim, np.int64)
+    at = 0                                 # out's index of the current row of g
+    for r in range(flat.size // n if n else 0):      # rows along g's last axis
+        first = r * n
+        if step[g.ndim - 1]:
+            for j in range(n):
+                out[at + j] += flat[first + j]
+        else:
+            total = out[at]
+            for j in range(n):
+                total += flat[first + j]
+            out[at] = total
+        ax = g.ndim - 2                    # next row: an odometer over the other axes
+        while ax >= 0:
+            coord[ax] += 1
+            at += step[ax]
+            if coord[ax] < gshape[ax]:
+                break
+            at -= coord[ax] * step[ax]
+            coord[ax] = 0
+            ax -= 1
+    return out.reshape(x.shape)
 
 
 def _infer(avals, params):
