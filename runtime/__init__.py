@@ -6,12 +6,13 @@ from sstad.runtime.primitive import PRIMITIVES, Primitive, lookup  # noqa: F401
 from sstad.runtime import (  # noqa: F401  (registration side effects)
     elementwise, reduce, shape, index, creation, linalg, containers, helpers, broadcast, extern, custom, composites,
     composites_elementwise, composites_shape, composites_stats, composites_numeric, composites_index, composites_special,
-    composites_linalg, composites_nan, composites_ufunc, partition, collectives)
+    composites_linalg, composites_nan, composites_ufunc, partition, collectives, tapes)
 from sstad.runtime.helpers import *  # noqa: F401,F403  (names the emitted code uses as rt.*)
 from sstad.runtime.linalg_numba import *  # noqa: F401,F403
 from sstad.runtime.broadcast import unbroadcast  # noqa: F401
 from sstad.runtime.index import add_along_axis, index_add, index_add_at, mask_add, mask_put, mask_take  # noqa: F401
 from sstad.runtime.containers import stack_list  # noqa: F401
+from sstad.runtime.tapes import tape_nbytes  # noqa: F401
 from sstad.runtime.einsum import einsum  # noqa: F401  (rt.einsum, with its Numba lowering)
 from sstad.runtime.extern import extern_function  # noqa: F401
 from sstad.runtime import special  # noqa: F401  (scipy.special primitives, emitted as rt.special.*)

@@ -8,7 +8,9 @@ same code with the python backend.
 """
 from __future__ import annotations
 
+import contextvars
 import functools
+import os
 
 from sstad.ad.residuals import check_policy
 from sstad.ad.reverse import ReverseMode, differentiable
@@ -25,9 +27,36 @@ def lower_any(fun, args):
     """Lower a plain function, or another transform (so transforms compose), and
     optimise it: dead code is gone before it is differentiated (no derivative work for
     it, and no ``0 * inf`` from a rule that runs where nothing needs it)."""
-    lowered = fun.sstad_lower(args) if hasattr(fun, "sstad_lower") else lower(fun, args)
+    token = _INNER.set(True)       # a derivative it holds is differentiated again: no budget
+    try:
+        lowered = fun.sstad_lower(args) if hasattr(fun, "sstad_lower") else lower(fun, args)
+    finally:
+        _INNER.reset(token)
     run_passes(lowered[0], phase="ad")
     return lowered
+
+
+_INNER = contextvars.ContextVar("sstad_inner_transform", default=False)
+
+
+def check_tape_budget(tape_budget, policy="auto"):
+    """``"auto"``: a quarter of the machine's memory (no budget under ``policy="store"``,
+    which keeps everything); ``None``: no budget; else bytes."""
+    if tape_budget == "auto" and policy == "store":
+        return None
+    if tape_budget == "auto":
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
+    if tape_budget is None:
+        return None
+    if isinstance(tape_budget, bool) or not isinstance(tape_budget, (int, float)) or not tape_budget > 0:
+        raise ValueError(f"tape_budget={tape_budget!r}: expected a number of bytes > 0, 'auto' or None")
+    return int(tape_budget)
+
+
+def _budget(options):
+    """The tape budget of a derivative, none where it is differentiated again (the
+    checkpointed loop's bookkeeping has no derivative of its own)."""
+    return None if _INNER.get() else options["tape_budget"]
 
 
 def _count(treedef):
@@ -120,7 +149,7 @@ class Grad(_Transform):
             if not differentiable(entry.params[i]):
                 raise SstadTypeError(f"cannot differentiate with respect to `{entry.params[i].hint}` of type "
                                      f"{entry.params[i].type}", entry.loc, "pass floats or float arrays")
-        reverse = ReverseMode(Lowerer(), policy=self.options["policy"])
+        reverse = ReverseMode(Lowerer(), policy=self.options["policy"], tape_budget=_budget(self.options))
         joint = reverse.joint(entry, wrt, seeded=[0], constant_seed=True)
         n_out = len(entry.body.results)
         values, grads = joint.body.results[:n_out], joint.body.results[n_out:]
@@ -144,7 +173,7 @@ class Grad(_Transform):
         return _module(module, reverse, joint), in_tree, tree, captures
 
 
-def grad(fun, argnums=0, has_aux=False, weights=(), policy="auto"):
+def grad(fun, argnums=0, has_aux=False, weights=(), policy="auto", tape_budget="auto"):
     """The gradient of a scalar-valued NumPy function, by reverse mode.
 
     ``argnums`` (int or tuple) picks the arguments; arguments may be pytrees (tuples,
@@ -155,6 +184,10 @@ def grad(fun, argnums=0, has_aux=False, weights=(), policy="auto"):
     backward sweep of a loop does with the forward body's intermediates: ``"store"`` them
     on tapes, ``"recompute"`` them from the taped loop state, or ``"auto"`` (store, except
     arrays larger in rank than the loop's state); see docs/ad.md, "Store or recompute".
+    ``tape_budget`` bounds the bytes a loop's tapes hold: past it the loop keeps
+    checkpoints and runs segments of its iterations again in the backward sweep
+    (``"auto"``: a quarter of the machine's memory, none under ``policy="store"``;
+    ``None``: no bound; see docs/ad.md, "Tape memory budget").
 
     Example, in a ``.py`` file::
 
@@ -168,13 +201,13 @@ def grad(fun, argnums=0, has_aux=False, weights=(), policy="auto"):
         assert np.allclose(sstad.grad(f)(x), np.cos(x) * x + np.sin(x))
     """
     return Grad(fun, argnums=argnums, has_aux=has_aux, weights=tuple(weights), with_value=False,
-                policy=check_policy(policy))
+                policy=check_policy(policy), tape_budget=check_tape_budget(tape_budget, policy))
 
 
-def value_and_grad(fun, argnums=0, has_aux=False, weights=(), policy="auto"):
+def value_and_grad(fun, argnums=0, has_aux=False, weights=(), policy="auto", tape_budget="auto"):
     """Like :func:`grad`, returning ``(value, gradient)`` (``((value, aux), gradient)``)."""
     return Grad(fun, argnums=argnums, has_aux=has_aux, weights=tuple(weights), with_value=True,
-                policy=check_policy(policy))
+                policy=check_policy(policy), tape_budget=check_tape_budget(tape_budget, policy))
 
 
 class _VJP(_Transform):
@@ -194,7 +227,7 @@ class _VJP(_Transform):
         seeded = [k for k, r in enumerate(results) if differentiable(r)]
         n_args = len(entry.params) - len([c for c in captures if c.frozen is None])
         wrt = [i for i in range(n_args) if differentiable(entry.params[i])]
-        reverse = ReverseMode(Lowerer(), policy=self.options["policy"])
+        reverse = ReverseMode(Lowerer(), policy=self.options["policy"], tape_budget=_budget(self.options))
         joint = reverse.joint(entry, wrt, seeded=seeded, constant_seed=False)
         by_leaf = dict(zip(seeded, joint.params[len(entry.params):]))
         # one parameter per output leaf; integer leaves take a cotangent nobody reads
@@ -239,20 +272,20 @@ def _check_cotangent(cotangent, out_tree):
         raise SstadTypeError("the cotangent must have the structure of the function's output")
 
 
-def pullback(fun, has_aux=False, policy="auto"):
+def pullback(fun, has_aux=False, policy="auto", tape_budget="auto"):
     """The function ``(*primals, cotangent) -> cotangents of the primals``.
 
     What :func:`vjp` returns, as one function that ``sstad.jit`` can compile:
     ``sstad.jit(sstad.pullback(f))(x, dout)``."""
-    return _VJP(fun, has_aux=has_aux, policy=check_policy(policy))
+    return _VJP(fun, has_aux=has_aux, policy=check_policy(policy), tape_budget=check_tape_budget(tape_budget, policy))
 
 
-def vjp(fun, *primals, has_aux=False, policy="auto"):
+def vjp(fun, *primals, has_aux=False, policy="auto", tape_budget="auto"):
     """``(out, vjp_fn)``: the output at ``primals`` and its pullback.
 
     ``vjp_fn(cotangent)`` returns one cotangent per primal argument (None for integer
     leaves).  With ``has_aux`` the function returns ``(out, aux)`` and ``vjp`` returns
-    ``(out, vjp_fn, aux)``.  ``policy``: as for :func:`grad`.
+    ``(out, vjp_fn, aux)``.  ``policy`` and ``tape_budget``: as for :func:`grad`.
 
     Example, in a ``.py`` file::
 
@@ -267,7 +300,7 @@ def vjp(fun, *primals, has_aux=False, policy="auto"):
         assert np.array_equal(dx, [2.0, 6.0])
     """
     value = jit(fun, backend="python")(*primals)
-    pull = pullback(fun, has_aux=has_aux, policy=policy)
+    pull = pullback(fun, has_aux=has_aux, policy=policy, tape_budget=tape_budget)
 
     def vjp_fn(cotangent):
         return pull(*primals, cotangent)

@@ -19,6 +19,7 @@ matrix products and ``np.linalg`` (their work grows faster than their size), and
 made from arrays (reductions).  A fresh array per iteration costs more in memory traffic
 than an elementwise operation on it (docs/performance.md, "Store or recompute").
 """
+from sstad.ad.checkpointing import count_residuals, emptied
 from sstad.ir import nodes as ir
 from sstad.ir.alias import written_memory
 from sstad.ir.clone import clone_stmt, substitute
@@ -42,7 +43,7 @@ def superlinear(stmt):
 class LoopStore:
     """The forward loop of one original loop, and the tapes of its stored residuals."""
 
-    def __init__(self, original, loop, container, body_subst, view_root, defs):
+    def __init__(self, original, loop, container, body_subst, view_root, defs, budget=None):
         self.original = original          # the loop in the function being differentiated
         self.loop = loop                  # the forward sweep's copy of it
         self.container = container        # the statement list that holds ``loop``
@@ -51,6 +52,7 @@ class LoopStore:
         self.view_root = view_root
         self.defs = defs                  # original var -> the Apply that makes it
         self.tapes = {}                   # original var -> the tape the backward loop reads
+        self.budget = budget              # checkpointing.Checkpoints under a tape budget
 
     def storable(self, original, policy):
         t = original.type
@@ -76,7 +78,7 @@ class LoopStore:
         ``(inner loop, k)`` for output ``k`` of an inner loop's forward sweep, which then
         runs with its tapes in this forward loop (``inner``: see :func:`_inner_tapes`)."""
         loop, body = self.loop, self.loop.body
-        made, hoisted = [], {}
+        made, hoisted, counted = [], {}, []
         for key in chosen:
             if isinstance(key, tuple) and key[0] not in hoisted:
                 hoisted[key[0]] = self.hoist(key[0], *inner[key[0]])
@@ -87,7 +89,8 @@ class LoopStore:
             made.append(ir.Apply([tape], lookup("list.new"), [], {}, loop.loc))
             at = next((k + 1 for k, s in enumerate(body.stmts) if value in s.outs), len(body.stmts))
             loc = body.stmts[at - 1].loc if 0 < at else loop.loc
-            push = ir.Apply([pushed], lookup("list.append"), [param, value], {}, loc)
+            target = param if self.budget is None else emptied(self.budget, param, loc)
+            push = ir.Apply([pushed], lookup("list.append"), [target, value], {}, loc)
             body.stmts.insert(at, push)
             loop.inits.append(tape)
             body.params.append(param)
@@ -95,6 +98,9 @@ class LoopStore:
                 loop.cond.params.append(ir.Var(out.hint, out.type))
             body.results.append(pushed)
             loop.outs.append(out)
+            counted.append(value)
+        if self.budget is not None:
+            count_residuals(self.budget, counted, loop.loc)
         k = next(k for k, s in enumerate(self.container) if s is loop)
         self.container[k:k] = made
 
@@ -225,7 +231,7 @@ def _inner_tapes(record, fwd, local, image, read):
         wanted = [k for k in range(n, len(swept.outs)) if swept.outs[k] in read]
         if not wanted or n == 0 or inner.original.outs[0] not in record.body_subst:
             continue
-        if not _safe_to_hoist(record, inner):
+        if record.budget is not None or inner.budget is not None or not _safe_to_hoist(record, inner):
             continue
         inside = set(_defined_in(swept))
         news, outside = [], {}

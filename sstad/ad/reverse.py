@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 
+from sstad.ad import checkpointing
 from sstad.ad.activity import active_values, needed_carried
 from sstad.ad.lists import ListAdjoints, float_list, list_roots
 from sstad.ad.residuals import LoopStore, check_policy, read_from_tapes
@@ -54,8 +55,9 @@ class _Ref:
 
 class ReverseMode(ListAdjoints, Sweep):
     transpose_jvp = None     # set by sstad.ad.transpose: cotangents from a JVP-only custom rule
-    def __init__(self, lowerer, callees=None, policy="auto"):
+    def __init__(self, lowerer, callees=None, policy="auto", tape_budget=None):
         Sweep.__init__(self, lowerer, "<adjoints>")
+        self.tape_budget = tape_budget             # bytes; loops checkpoint past it (checkpointing.py)
         self.adjoints = self.scope                 # adjoints live in its environment
         self.callees = callees if callees is not None else {}   # callee -> (its vjp, wrt, seeded)
         self.policy = check_policy(policy)         # loops: store residuals or recompute (residuals.py)
@@ -325,6 +327,14 @@ class ReverseMode(ListAdjoints, Sweep):
                           else A.ListOf(p.type))
             self.L.stmts.append(ir.Apply([tape], lookup("list.new"), [], {}, stmt.loc))
             tapes.append(tape)
+        copies = {p for p in ir.carried(stmt) if written is not None and isinstance(p.type, A.Array)
+                  and p not in untaped and self.tape_needs_copy(stmt, p, written)}
+        budget = None
+        if checkpointing.applies(self, stmt, untaped):      # a memory budget: checkpointing.py
+            budget = checkpointing.Checkpoints(self.tape_budget // 2, [p for p in ir.carried(stmt) if p not in untaped],
+                                               copies)
+            made, ck_inits, ck_params = checkpointing.new_lists(self, budget, stmt.loc)
+            self.L.stmts.extend(made)
         body_subst = dict(subst)
         body = clone_block(stmt.body, body_subst)
         # Tapes nobody reads in the backward sweep are dropped by dce: the trip count
@@ -335,28 +345,41 @@ class ReverseMode(ListAdjoints, Sweep):
         pushed = []
 
         def pushes():
-            for original, t in zip(stmt.body.params, tape_params):
-                value = p = mapped(original, body_subst)
+            values, now = {}, list(tape_params[:-1])
+            for original in stmt.body.params:
+                p = mapped(original, body_subst)
+                if original not in untaped and not isinstance(p.type, A.ListOf):
+                    values[original] = self.L.copy_of(p, p.hint) if original in copies else p
+            if budget is not None:
+                now, states, used = checkpointing.segment_start(self, budget, now, values, trips, ck_params,
+                                                                stmt.loc)
+            for original, t in zip(stmt.body.params, now):
+                p = mapped(original, body_subst)
                 if original in untaped:          # written only: its tape stays empty
                     pushed.append(t)
-                    continue
-                if isinstance(p.type, A.ListOf):
+                elif isinstance(p.type, A.ListOf):
                     pushed.append(self.push_list(stmt, original, p, t))
-                    continue
-                if (written is not None and isinstance(p.type, A.Array)
-                      and self.tape_needs_copy(stmt, original, written)):
-                    value = self.L.copy_of(p, p.hint)
-                pushed.append(self.L.apply("list.append", [t, value], hint=t.hint))
+                else:
+                    pushed.append(self.L.apply("list.append", [t, values[original]], hint=t.hint))
             pushed.append(self.L.apply("op.add", [trips, ir.Const(1)], hint="trips"))
+            if budget is not None:
+                pushed.extend(states + [checkpointing.count(self, used, list(values.values()))])
         push_stmts = self.collect(pushes)
+        if budget is not None:
+            tape_params += ck_params
         body = ir.Block(body.params + tape_params, push_stmts + body.stmts, body.results + pushed)
         outs = [ir.Var(o.hint, o.type) for o in stmt.outs]
         tape_outs = [ir.Var(t.hint, t.type) for t in tapes] + [ir.Var("trips", A.I64)]
         tapes = tapes + [ir.Const(0)]
+        if budget is not None:
+            tapes += ck_inits
+            extra_outs = [ir.Var(v.hint, v.type) for v in ck_params]
+        else:
+            extra_outs = []
         if is_for:
             index, carried = body.params[0], body.params[1:]
             body.params = [index] + carried
-            new = ir.For(outs + tape_outs, [mapped(a, subst) for a in stmt.inits] + tapes,
+            new = ir.For(outs + tape_outs + extra_outs, [mapped(a, subst) for a in stmt.inits] + tapes,
                          mapped(stmt.start, subst), mapped(stmt.stop, subst), mapped(stmt.step, subst),
                          body, stmt.loc)
         else:
@@ -364,12 +387,17 @@ class ReverseMode(ListAdjoints, Sweep):
             cond_subst.update(zip(stmt.cond.params, body.params))
             cond = ir.Block(body.params, [clone_stmt(s, cond_subst) for s in stmt.cond.stmts], [])
             cond.results = [mapped(r, cond_subst) for r in stmt.cond.results]
-            new = ir.While(outs + tape_outs, [mapped(a, subst) for a in stmt.inits] + tapes, cond, body, stmt.loc)
+            new = ir.While(outs + tape_outs + extra_outs, [mapped(a, subst) for a in stmt.inits] + tapes, cond,
+                           body, stmt.loc)
         subst.update(zip(stmt.outs, outs))
         self.L.stmts.append(new)
         saved[stmt] = tape_outs
+        if budget is not None:
+            checkpointing.finish_forward(budget, new, len(outs), len(tape_outs) - 1)
+            saved["budget", stmt] = budget
         if self.policy != "recompute":
-            saved["store", stmt] = LoopStore(stmt, new, self.L.stmts, body_subst, self.view_root, self.defs)
+            saved["store", stmt] = LoopStore(stmt, new, self.L.stmts, body_subst, self.view_root, self.defs,
+                                             budget)
 
     # --- backward sweep ------------------------------------------------------------
     def backward(self, stmts, subst, saved):
@@ -395,7 +423,7 @@ class ReverseMode(ListAdjoints, Sweep):
             shell = ir.Function(callee.name + "_vjp", [], ir.Block([], [], []), callee.loc)
             self.callees[callee] = (shell, wrt, seeded)
             policy = "recompute" if isinstance(getattr(callee, "custom", None), Remat) else self.policy
-            built = ReverseMode(Lowerer(), self.callees, policy).joint(callee, wrt, seeded)
+            built = ReverseMode(Lowerer(), self.callees, policy, self.tape_budget).joint(callee, wrt, seeded)
             shell.params, shell.body = built.params, built.body
         return self.callees[callee]
 
@@ -640,21 +668,24 @@ class ReverseMode(ListAdjoints, Sweep):
                                      hint="d" + x.hint), owned=True)
         self.materialize(sorted(free, key=lambda v: v.id), subst)
         *tapes, n = tapes
+        budget = saved.get(("budget", stmt))
         step = stmt.step if is_for else None
-        if is_for and isinstance(step, ir.Const) and step.value > 0:
+        if is_for and isinstance(step, ir.Const) and step.value > 0 and budget is None:
             n = self.range_length(mapped(stmt.start, subst), mapped(stmt.stop, subst), step)
-        last = self.L.apply("op.sub", [n, ir.Const(1)], hint="last")
 
         lists = {p: out for p, out in zip(params, stmt.outs) if isinstance(p.type, A.ListOf)}
         untaped = self.untaped.get(stmt, set())
+        segment = {}                       # the iterations the backward loop walks: all, or one segment
 
         def body(k):
+            tapes, last, first = segment["tapes"], segment["last"], segment["first"]
             j = self.L.apply("op.sub", [last, k], hint="j")
             sub = dict(subst)
             local = {"virtual": {}}
             for p, tape in zip(stmt.body.params, tapes):
                 if p is stmt.body.params[0] and is_for and isinstance(step, ir.Const):
-                    stride = self.L.apply("op.mul", [j, step])          # i = start + j * step
+                    trip = j if first is None else self.L.apply("op.add", [first, j], hint="trip")
+                    stride = self.L.apply("op.mul", [trip, step])          # i = start + trip * step
                     sub[p] = self.L.apply("op.add", [mapped(stmt.start, subst), stride], hint=p.hint)
                 elif p in untaped:                # written only: the final array serves
                     sub[p] = mapped(stmt.outs[params.index(p)], subst)
@@ -682,10 +713,20 @@ class ReverseMode(ListAdjoints, Sweep):
             if store is not None:          # the last round of the loop's fixpoint counts
                 stored[:] = read_from_tapes(self, store, sub, start, last_fwd, j, local)
             self.drop(inner)
+
+        def walk(tapes, count, first):
+            segment.update(tapes=tapes, first=first, last=self.L.apply("op.sub", [count, ir.Const(1)], hint="last"))
+            self.L.loop(body, bounds=(ir.Const(0), count, ir.Const(1)), index_hint="k")
         store, stored = saved.get(("store", stmt)), []
-        self.L.loop(body, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
+        if budget is None:
+            walk(tapes, n, None)
+        else:
+            checkpointing.backward(self, budget, walk)
         if stored and stored[0]:
             store.patch(*stored)
+        if budget is not None:
+            checkpointing.complete(self, budget, stmt, mapped(stmt.start, subst) if is_for else None,
+                                   mapped(stmt.step, subst) if is_for else None)
         for m, key in ckeys.items():
             init = stmt.inits[m]
             if self.active(init):
@@ -695,6 +736,9 @@ class ReverseMode(ListAdjoints, Sweep):
         if writes_in_place(stmt.body, lists=False):          # put back what the loop overwrote
             overwritten = [(tape, init) for p, tape, init in zip(params, tapes[offset:], stmt.inits)
                            if isinstance(p.type, A.Array) and isinstance(init, ir.Var) and p not in untaped]
+            if budget is not None:         # the first segment's tapes are gone: its checkpoint
+                overwritten = [(budget.states[p], init) for p, init in zip(params, stmt.inits)
+                               if isinstance(p.type, A.Array) and isinstance(init, ir.Var) and p not in untaped]
 
             def restore():
                 for tape, init in overwritten:
