@@ -23,9 +23,6 @@ from sstad.ir.clone import clone_block, substitute
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot, lookup
 
-NEVER_FULL = -2 ** 62          # a rerun's byte count: it never starts a new segment
-
-
 class Checkpoints:
     """The checkpointing state of one forward loop, for its backward sweep."""
 
@@ -45,9 +42,10 @@ class Checkpoints:
 
 
 def applies(sweep, loop, untaped):
-    """The budget is for loops that tape arrays; a loop that carries a list keeps its
-    tapes (their items are counted nowhere)."""
-    if sweep.tape_budget is None:
+    """The budget is for loops that tape arrays, outside other loops (an inner loop's
+    tapes live while the outer backward loop walks one iteration); a loop that carries a
+    list keeps its tapes (their items are counted nowhere)."""
+    if sweep.tape_budget is None or sweep.loop_depth > 0:
         return False
     params = loop.body.params
     if any(isinstance(p.type, A.ListOf) for p in params):
@@ -209,12 +207,15 @@ def _rerun(sweep, record, original, start, step, g, first, split):
             inits.append(L.apply("list.clear", [out], hint=out.hint))
         elif out is record.trips:
             inits.append(first)
-        elif k == record.used_result:
-            inits.append(ir.Const(NEVER_FULL))
         else:
             inits.append(out)                    # the checkpoint lists, not touched
     subst = {}
     body = clone_block(loop.body, subst)
+    # a rerun never starts a segment: its copy of the test takes the else branch, and
+    # the byte count it fed is dropped by dce
+    copy = next(s for s in body.stmts if isinstance(s, ir.If) and s.outs[0] is subst[record.boundary.outs[0]])
+    body.stmts.remove(copy)
+    substitute(body, dict(zip(copy.outs, copy.orelse.results)))
     m = ir.Var("m", A.I64)
     if is_for:                                   # the trip's index: start + (first + m) * step
         index, rest = body.params[0], body.params[1:]

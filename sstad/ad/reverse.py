@@ -58,6 +58,7 @@ class ReverseMode(ListAdjoints, Sweep):
     def __init__(self, lowerer, callees=None, policy="auto", tape_budget=None):
         Sweep.__init__(self, lowerer, "<adjoints>")
         self.tape_budget = tape_budget             # bytes; loops checkpoint past it (checkpointing.py)
+        self.loop_depth = 0                        # backward loops being built around this point
         self.adjoints = self.scope                 # adjoints live in its environment
         self.callees = callees if callees is not None else {}   # callee -> (its vjp, wrt, seeded)
         self.policy = check_policy(policy)         # loops: store residuals or recompute (residuals.py)
@@ -204,6 +205,9 @@ class ReverseMode(ListAdjoints, Sweep):
             if self.forward_list(stmt, subst, saved):
                 continue
             if isinstance(stmt, ir.Apply) and stmt.prim.mutates:
+                if stmt.args[0] in saved.get("unwritten", ()):
+                    subst[stmt.outs[0]] = mapped(stmt.args[0], subst)     # see skipped_writes
+                    continue
                 self.save_overwritten(stmt, subst, saved)
             if isinstance(stmt, (ir.For, ir.While)):
                 self.forward_loop(stmt, subst, saved)
@@ -529,12 +533,13 @@ class ReverseMode(ListAdjoints, Sweep):
         if name == "list.pop":            # its item's cotangent came back through L[-1]
             return
         x_now = mapped(out, subst)
-        old = saved[stmt]
+        old = saved.get(stmt)              # None: the recomputation skipped the write
         dout = self.get(out)
         if name == "setitem":
             index_atoms = [mapped(a, subst) for a in stmt.args[2:]]
-            self.L.apply("setitem", [x_now, old] + index_atoms, {"index": stmt.params["index"], "keep": True},
-                         hint=x_now.hint)
+            if old is not None:
+                self.L.apply("setitem", [x_now, old] + index_atoms, {"index": stmt.params["index"], "keep": True},
+                             hint=x_now.hint)
             if isinstance(out.type, A.ListOf):
                 return self.back_list_write(stmt, saved)
             if dout is None:
@@ -566,7 +571,8 @@ class ReverseMode(ListAdjoints, Sweep):
 
     def back_index_add(self, stmt, subst, x_now, old, dout):
         """``x[idx] += v`` with repeats adding up: dx = dout, dv = dout[idx]."""
-        self.L.apply("setitem", [x_now, old], {"index": (Ellipsis,), "keep": True}, hint=x_now.hint)
+        if old is not None:
+            self.L.apply("setitem", [x_now, old], {"index": (Ellipsis,), "keep": True}, hint=x_now.hint)
         if dout is None:
             return
         out, values = stmt.outs[0], stmt.args[1]
@@ -606,6 +612,13 @@ class ReverseMode(ListAdjoints, Sweep):
             return run
         self.L.branch(mapped(stmt.cond, subst), side(stmt.then), side(stmt.orelse))
         self.drop(stmt.outs)
+
+    def skipped_writes(self, loop, untaped):
+        """The versions of ``loop``'s untaped arrays: the backward loop's recomputation of
+        the body skips its writes into them (and so their restores).  Nothing reads such an
+        array in the loop, and nothing needs its content after the backward loop
+        (write_only), so writing each element and putting it back again is wasted work."""
+        return {v for p in untaped for v in versions(loop.body, p)}
 
     def rows_visited_once(self, loop):
         """Arrays whose adjoint the backward loop may start uninitialised: ``x`` in
@@ -681,7 +694,7 @@ class ReverseMode(ListAdjoints, Sweep):
             tapes, last, first = segment["tapes"], segment["last"], segment["first"]
             j = self.L.apply("op.sub", [last, k], hint="j")
             sub = dict(subst)
-            local = {"virtual": {}}
+            local = {"virtual": {}, "unwritten": self.skipped_writes(stmt, untaped)}
             for p, tape in zip(stmt.body.params, tapes):
                 if p is stmt.body.params[0] and is_for and isinstance(step, ir.Const):
                     trip = j if first is None else self.L.apply("op.add", [first, j], hint="trip")
@@ -694,6 +707,7 @@ class ReverseMode(ListAdjoints, Sweep):
                 else:
                     sub[p] = self.L.apply("getitem", [tape, j], {"index": (Slot(1),)}, hint=p.hint)
             start = len(self.L.stmts)
+            self.loop_depth += 1
             self.forward(stmt.body.stmts, sub, local)
             last_fwd = self.L.stmts[-1] if len(self.L.stmts) > start else None
             for x in rows:                 # next to the first contribution: LLVM merges the two
@@ -705,6 +719,7 @@ class ReverseMode(ListAdjoints, Sweep):
                 if self.active(r):
                     self.accumulate(r, self.adjoints.env[key], self.slot_owned(key))
             self.backward(stmt.body.stmts, sub, local)
+            self.loop_depth -= 1
             for m, key in ckeys.items():
                 p = params[m]
                 d = self.get(p)
