@@ -2,15 +2,15 @@
 memory budget").
 
 An explicit-Euler `while` loop over a 64-element state, 10^3 to 10^6 steps, compiled by
-Numba: the objective, the gradient without a budget (`tape_budget=None`) and under
-100 MB, their CPU times (`time.process_time`, medians, so other work on the machine does
+Numba: the objective, the gradient without a budget (`tape_budget=None`), under 100 MB
+and under 1 MB, their CPU times (`time.process_time`, medians, so other work on the machine does
 not stretch them) and each gradient's peak memory (growth of the peak RSS over one call,
-measured in a fresh process per row,
-Linux's VmHWM reset by /proc/self/clear_refs).  The budgeted gradient is checked against the
+measured in a fresh process per row, Linux's VmHWM reset by /proc/self/clear_refs).  The budgeted gradient is checked against the
 unbudgeted one before it is timed.
 
     python3 benchmarks/tape_budget.py                 # 1e3 1e4 1e5 1e6 steps
     python3 benchmarks/tape_budget.py 1000 100000     # chosen step counts
+    python3 benchmarks/tape_budget.py --hand          # the gradient written by hand, for scale
 """
 import os
 import subprocess
@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 import sstad  # noqa: E402
 
 BUDGET = 100_000_000
+BUDGETS = [None, BUDGET, 1_000_000]      # none, the issue's 100 MB, about the L2 cache
 N = 64
 
 
@@ -84,22 +85,94 @@ def memory_row(steps, budget):
 
 def main(steps_list):
     y0, k = inputs()
-    f, plain, budgeted = compiled("objective"), compiled(None), compiled(BUDGET)
-    f(y0, k, 10), plain(y0, k, 10), budgeted(y0, k, 10)
-    print(f"Euler, {N}-element state, numba, CPU ms (median); peak = RSS growth over one gradient call")
-    print(f"{'steps':>8} | {'f':>8} | {'grad':>8} {'g/f':>5} {'peak MB':>8} | "
-          f"{'grad 100MB':>10} {'g/f':>5} {'peak MB':>8} | {'budget cost':>11}")
+    f = compiled("objective")
+    grads = {b: compiled(b) for b in BUDGETS}
+    f(y0, k, 10)
+    for g in grads.values():
+        g(y0, k, 10)
+    print(f"Euler, {N}-element state, numba, CPU ms (median); peak = RSS growth over one gradient call, MB")
+    head = " | ".join(f"{label(b):>9} {'g/f':>5} {'peak':>6}" for b in BUDGETS)
+    print(f"{'steps':>8} | {'f':>7} | {head} | {'100 MB cost':>11}")
     for steps in steps_list:
-        a, b = plain(y0, k, steps), budgeted(y0, k, steps)
-        assert np.allclose(a, b, rtol=1e-12, atol=0), "the budgeted gradient differs"
-        tf, tp, tb = (cpu_time(fn, y0, k, steps) for fn in (f, plain, budgeted))
-        mp, mb = peak_growth(steps, None) / 1e6, peak_growth(steps, BUDGET) / 1e6
-        print(f"{steps:>8} | {tf * 1e3:8.3f} | {tp * 1e3:8.3f} {tp / tf:5.2f} {mp:8.1f} | "
-              f"{tb * 1e3:10.3f} {tb / tf:5.2f} {mb:8.1f} | {tb / tp:10.2f}x", flush=True)
+        plain = grads[None](y0, k, steps)
+        for b in BUDGETS[1:]:
+            assert np.allclose(grads[b](y0, k, steps), plain, rtol=1e-12, atol=0), "a budgeted gradient differs"
+        tf = cpu_time(f, y0, k, steps)
+        times = {b: cpu_time(g, y0, k, steps) for b, g in grads.items()}
+        cells = " | ".join(f"{times[b] * 1e3:9.3f} {times[b] / tf:5.2f} {peak_growth(steps, b) / 1e6:6.1f}"
+                           for b in BUDGETS)
+        print(f"{steps:>8} | {tf * 1e3:7.3f} | {cells} | {times[BUDGET] / times[None]:10.2f}x", flush=True)
+
+
+def label(budget):
+    return "no budget" if budget is None else f"{budget / 1e6:g} MB"
+
+
+def hand_written():
+    """The same gradient written by hand in Numba, three ways: a list of the states (what
+    sstad tapes), one preallocated 2-D tape grown by doubling, and that tape with the
+    backward sweep as scalar loops (no temporaries).  Imported on demand (--hand)."""
+    import numba
+
+    @numba.njit
+    def by_list(y0, k, steps):
+        y, t, dt, n = y0.copy(), 0.0, 1.0 / steps, 0
+        tape = [np.empty((0,), np.float64)][:0]
+        while t < 1.0 - 0.5 * dt:
+            tape.append(y)
+            y = y + dt * (-k * y + np.sin(t))
+            t, n = t + dt, n + 1
+        dy, dk = 2.0 * y, np.zeros_like(k)
+        for j in range(n - 1, -1, -1):
+            dk -= dt * dy * tape[j]
+            dy = dy + dt * dy * (-k)
+        return dk
+
+    @numba.njit
+    def by_array(y0, k, steps, scalar_loops):
+        y, t, dt, n, m = y0.copy(), 0.0, 1.0 / steps, 0, y0.shape[0]
+        tape = np.empty((16, m))
+        while t < 1.0 - 0.5 * dt:
+            if n == tape.shape[0]:
+                bigger = np.empty((2 * n, m))
+                bigger[:n] = tape
+                tape = bigger
+            tape[n] = y
+            y = y + dt * (-k * y + np.sin(t))
+            t, n = t + dt, n + 1
+        dy, dk = 2.0 * y, np.zeros_like(k)
+        for j in range(n - 1, -1, -1):
+            if scalar_loops:
+                for i in range(m):
+                    dk[i] -= dt * dy[i] * tape[j, i]
+                    dy[i] += dt * dy[i] * (-k[i])
+            else:
+                dk -= dt * dy * tape[j]
+                dy = dy + dt * dy * (-k)
+        return dk
+    return {"list": by_list, "2-D": lambda y0, k, s: by_array(y0, k, s, False),
+            "2-D, scalar loops": lambda y0, k, s: by_array(y0, k, s, True)}
+
+
+def hand_table(steps_list):
+    y0, k = inputs()
+    f = compiled("objective")
+    ways = hand_written()
+    reference = compiled(None)(y0, k, 100)
+    for fn in ways.values():
+        assert np.allclose(fn(y0, k, 100), reference, rtol=1e-10), "a hand-written gradient differs"
+    f(y0, k, 10)
+    print("hand-written gradients, grad/f by CPU time:", ", ".join(ways))
+    for steps in steps_list:
+        tf = cpu_time(f, y0, k, steps)
+        print(f"{steps:>8} | " + " | ".join(f"{cpu_time(fn, y0, k, steps) / tf:5.2f}" for fn in ways.values()),
+              flush=True)
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--memory"]:
         memory_row(int(sys.argv[2]), eval(sys.argv[3]))
+    elif sys.argv[1:2] == ["--hand"]:
+        hand_table([int(float(a)) for a in sys.argv[2:]] or [1000, 100_000, 1_000_000])
     else:
         main([int(float(a)) for a in sys.argv[1:]] or [1000, 10_000, 100_000, 1_000_000])
