@@ -208,3 +208,32 @@ def test_a_bad_budget_is_refused(bad):
     with pytest.raises(ValueError, match="tape_budget"):
         sstad.grad(euler, tape_budget=bad)
 
+
+
+def zero_trips(x, w):
+    y = x.copy()
+    t = 5.0
+    while t < w:                      # w < 5: never entered
+        y[0] = y[0] * w
+        y = np.sin(y)
+        t = t + 1.0
+    return np.sum(y * x)
+
+
+def test_a_loop_that_never_runs():
+    grads = sstad.grad(zero_trips, argnums=(0, 1), tape_budget=100)(X.copy(), W)
+    np.testing.assert_allclose(grads[0], 2 * X, rtol=1e-15)
+    assert grads[1] == 0.0
+
+
+def test_pullback_under_a_budget():
+    def trajectory(x, w):
+        h = x.copy()
+        for i in range(7):
+            h = np.tanh(h * w) + 0.1 * h
+        return h
+    dout = np.linspace(-1.0, 1.0, X.shape[0])
+    budgeted = sstad.pullback(trajectory, tape_budget=100)(X.copy(), W, dout)
+    plain = sstad.pullback(trajectory, tape_budget=None)(X.copy(), W, dout)
+    np.testing.assert_allclose(budgeted[0], plain[0], rtol=1e-12)
+    assert budgeted[1] == pytest.approx(plain[1], rel=1e-12)
