@@ -38,9 +38,11 @@ def python_gradient(fn, *args):
 
 
 def test_a_write_only_fill_is_not_taped():
-    """The nested loops that fill Q only write it: no copy of Q per element written."""
+    """The nested loops that fill Q only write it: no copy of Q per element written, and
+    the backward sweep neither writes Q again nor restores what it overwrote."""
     code = python_gradient(ic.triangular_fill, *CASES["triangular fill in nested loops"][1])
     assert "tape_Q" not in code, code
+    assert code.count("] = x_") == 1 and "old" not in code, code
 
 
 def test_a_fill_that_reads_is_taped():
