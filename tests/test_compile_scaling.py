@@ -9,6 +9,7 @@ import importlib.util
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -20,6 +21,7 @@ import sstad
 from sstad.api import Compiled
 from sstad.backend.base import BACKENDS, get_backend, register
 from sstad.backend.loader import emitted_functions
+from sstad.backend.numba_linking import CALLEE_MARK, GLUE_MARK
 from sstad.backend.targets import PythonBackend
 from sstad.ir import nodes as ir
 from sstad.ir.outline import outline_module, weight
@@ -217,3 +219,15 @@ def test_parts_and_kernels_are_compiled_once_and_called_by_symbol(tmp_path):
         path.unlink()                                 # a kernel's entry removed
     last = run()                # the kernel and its callers compiled again, the rest loaded
     assert last["value"] == expected and 2 <= last["misses"] < last["functions"], last
+
+
+def test_only_parts_without_loops_are_optimised_as_glue(monkeypatch):
+    """LLVM's -O1 for a straight-line part (calls and short expressions); a part that
+    holds a loop, and every kernel, keeps -O3."""
+    monkeypatch.setattr(get_backend("numba"), "outline", 6)
+    source = sstad.dump(sstad.grad(writes_in_a_loop), np.linspace(-1.0, 2.0, 9), emit="numba")
+    marked = re.findall(rf"^({CALLEE_MARK}|{GLUE_MARK})\ndef (\w+)\((.*?)(?=^\S)", source, re.M | re.S)
+    parts = {name: (mark, "    for " in body) for mark, name, body in marked if "_part" in name}
+    assert any(loop for _, loop in parts.values()) and not all(loop for _, loop in parts.values()), parts
+    assert all((mark == CALLEE_MARK) == loop for mark, loop in parts.values()), parts
+    assert all(mark == CALLEE_MARK for mark, name, _ in marked if name.startswith("ew")), marked

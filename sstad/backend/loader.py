@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numba
 
 import sstad.runtime as _runtime
-from sstad.backend.numba_linking import CALLEE_MARK
+from sstad.backend.numba_linking import CALLEE_MARK, GLUE_MARK
 
 DEFAULT_CACHE_MAX_MB = 500
 # The names of the files sstad writes: the module (and its temporary while it is written),
@@ -169,12 +169,14 @@ def numba_source(source, function_names):
     # Numba's disk cache cannot reload recursive functions (the second process to load
     # one crashes): a module with recursion is compiled afresh in each process.
     cache = not _recursive(source, function_names)
-    callees = set(re.findall(rf"^{CALLEE_MARK}\ndef (\w+)\(", source, re.M))
+    callees = {name: "callee" if mark == CALLEE_MARK else "glue"
+               for mark, name in re.findall(rf"^({CALLEE_MARK}|{GLUE_MARK})\ndef (\w+)\(", source, re.M)}
     if not callees:
         return source + "\n\nimport numba  # noqa: E402\n" + "".join(
             f"{name} = numba.njit(cache={cache})({name})\n" for name in function_names)
     return source + "\n\nfrom sstad.backend.numba_linking import jit  # noqa: E402\n" + "".join(
-        f"{name} = jit({name}, cache={cache}{', callee=True' * (name in callees)})\n" for name in function_names)
+        f"{name} = jit({name}, cache={cache}{f', {callees[name]}=True' if name in callees else ''})\n"
+        for name in function_names)
 
 
 def _recursive(source, function_names):

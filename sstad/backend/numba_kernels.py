@@ -62,7 +62,7 @@ class Kernels:
             text, body, args = self.sites[int(match.group(1))]
             return f"{names[body]}({', '.join(args)})" if body in names else text
         source = re.sub(f"{_SITE}([0-9]+){_SITE}", site, source)
-        first = min(i for i in (source.find("\n\ndef "), source.find(f"\n\n{CALLEE_MARK}\ndef ")) if i >= 0)
+        first = re.search(r"\n\n(# callee[^\n]*\n)?def ", source).start()       # a part's mark too
         return source[:first] + "".join(definitions) + source[first:]
 
     def _fresh_name(self):

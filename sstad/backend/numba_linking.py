@@ -9,7 +9,10 @@ library that hands its callers nothing to link, so a caller holds a declaration 
 JIT resolves to the callee's code, compiled once per process.  A callee has no CPython
 or C wrapper (only compiled code calls it), which Numba would compile for every part.
 A call is then never inlined: a part or a kernel is called once per call of the
-gradient, outside loops, on whole arrays.
+gradient, outside loops, on whole arrays.  A part without a loop (:data:`GLUE_MARK`) is
+optimised by LLVM's -O1 module passes instead of -O3: it holds calls and short
+expressions whose loops are the kernels', and -O3 spent most of its time on them for
+nothing measurable at run time (docs/performance.md).
 
 Numba's disk cache stores a caller's machine code with its callees' symbols unresolved,
 so a process that loads a caller from the cache must hold its callees first: each cache
@@ -22,9 +25,13 @@ from __future__ import annotations
 import llvmlite.binding as ll
 from numba.core import caching
 from numba.core.codegen import JITCodeLibrary
+from numba.core.compiler import Compiler, DefaultPassBuilder
+from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.registry import CPUDispatcher
+from numba.core.typed_passes import NopythonTypeInference
 
 CALLEE_MARK = "# callee: compiled once, called by symbol"
+GLUE_MARK = "# callee, straight-line: compiled once at -O1, called by symbol"
 
 
 class SymbolLibrary(JITCodeLibrary):
@@ -46,31 +53,62 @@ class SymbolLibrary(JITCodeLibrary):
         return (self.name, "object", (self._get_compiled_object(), linkable.as_bitcode()))
 
 
+class GlueLibrary(SymbolLibrary):
+    """A straight-line part's code: LLVM's -O1 module passes instead of -O3."""
+
+    def _optimize_final_module(self):
+        passes, builder = self._codegen._module_pass_manager(opt=1, loop_vectorize=False, slp_vectorize=False)
+        passes.run(self._final_module, builder)
+
+
+@register_pass(mutates_CFG=False, analysis_only=False)
+class _UseGlueLibrary(FunctionPass):
+    """Lower the function into a :class:`GlueLibrary` (Numba makes its library when it lowers)."""
+    _name = "sstad_glue_library"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        state.library = GlueLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
+        state.library.enable_object_caching()
+        return False
+
+
+class _GlueCompiler(Compiler):
+    def define_pipelines(self):
+        pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
+        pipeline.add_pass_after(_UseGlueLibrary, NopythonTypeInference)
+        pipeline.finalize()
+        return [pipeline]
+
+
 class _Dispatcher(CPUDispatcher):
     """``numba.njit`` for one function of an emitted module; a callee's overloads get
     a :class:`SymbolLibrary`."""
 
-    def __init__(self, py_func, cache, callee):
+    def __init__(self, py_func, cache, callee, glue):
         options = {"nopython": True, "boundscheck": None}
-        if callee:
+        if callee or glue:
             options.update(no_cpython_wrapper=True, no_cfunc_wrapper=True)
-        super().__init__(py_func, targetoptions=options)
-        self.callee = callee
+        super().__init__(py_func, targetoptions=options, pipeline_class=_GlueCompiler if glue else Compiler)
+        self.callee = callee or glue
         if cache:
             self._cache = _LinkedCache(py_func)
 
     def add_overload(self, cres):
         # fresh or from the cache, before any caller is lowered (which links the library)
-        if self.callee and type(cres.library) is JITCodeLibrary:
-            cres.library.__class__ = SymbolLibrary
+        if self.callee:
+            if type(cres.library) is JITCodeLibrary:          # compiled so, or loaded from the cache
+                cres.library.__class__ = SymbolLibrary
             cres.library.callee = (self.py_func.__name__, tuple(cres.signature.args), cres.fndesc.mangled_name)
         super().add_overload(cres)
 
 
-def jit(py_func, cache, callee=False):
-    """The dispatcher of ``py_func`` (``numba.njit(cache=cache)`` for a function that is
-    not a callee)."""
-    return _Dispatcher(py_func, cache, callee)
+def jit(py_func, cache, callee=False, glue=False):
+    """The dispatcher of ``py_func``: ``numba.njit(cache=cache)`` for a function that is
+    not a callee; ``glue``: a straight-line callee."""
+    return _Dispatcher(py_func, cache, callee, glue)
 
 
 class _LinkedImpl(caching.CompileResultCacheImpl):

@@ -11,12 +11,14 @@ import os
 
 import numpy as np
 
+from sstad.backend.fused_loops import emit_run
 from sstad.backend.numba_kernels import Kernels
-from sstad.backend.numba_linking import CALLEE_MARK
+from sstad.backend.numba_linking import CALLEE_MARK, GLUE_MARK
 from sstad.ir import nodes as ir
 from sstad.ir.names import Namer
 from sstad.ir.outline import outline_module
 from sstad.passes.fusion import elementwise_array, fused_into
+from sstad.passes.loop_fusion import LoopRuns
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import dtype_text, literal
 
@@ -48,6 +50,7 @@ class FunctionEmitter:
         self.inlined = {}          # Var -> the expression that computes it (fuse)
         if self.fuse:
             self.uses = ir.use_counts(function.body)
+        self.runs = LoopRuns(function, self.uses) if backend.name == "numba" else None   # loop fusion
 
     def atom(self, a):
         if isinstance(a, ir.Var):
@@ -85,7 +88,15 @@ class FunctionEmitter:
         return texts[0] if len(texts) == 1 else "(" + ", ".join(texts) + ")"
 
     def block(self, stmts, depth):
+        done = 0
         for k, stmt in enumerate(stmts):
+            if k < done:
+                continue
+            run = self.runs.run_at(stmts, k) if self.runs is not None and self.loops else None
+            if run is not None:         # loops only: what a run saves is allocations per iteration
+                emit_run(self, run, depth)
+                done = run.end
+                continue
             if self.fuse and self.fusable(stmts, k):
                 self.inlined[stmt.outs[0]] = f"({self.expression(stmt)})"
                 continue
@@ -253,6 +264,7 @@ def emit_module(module, backend="python"):
     if externs:      # functions sstad does not see into (runtime/extern.py)
         parts.append("\n" + "".join(f"{e} = rt.extern_function({e!r})\n" for e in externs))
     for function in module.functions:
-        mark = "" if function.name in own else CALLEE_MARK + "\n"      # an outlined part
+        loops = any(isinstance(s, (ir.While, ir.For)) for s in ir.walk(function.body))
+        mark = "" if function.name in own else (CALLEE_MARK if loops else GLUE_MARK) + "\n"    # a part
         parts.append("\n\n" + mark + FunctionEmitter(function, names, backend, kernels).emit())
     return kernels.resolve("".join(parts)) if kernels is not None else "".join(parts)
