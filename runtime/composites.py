@@ -12,12 +12,12 @@ The definitions live in ``composites_*.py`` by family; this module holds the reg
 and the helpers they share.
 """
 import importlib
-import itertools
-import re
 import sys
 import types
 
 import numpy as np
+
+from sstad.runtime.primitive import public_name
 
 COMPOSITES: dict = {}        # key_of(numpy function) -> its definition here
 NAMES: dict = {}             # key_of(numpy function) -> its public name (public_name)
@@ -46,23 +46,6 @@ def definition_of(fn):
             importlib.import_module(LAZY_FAMILIES.pop(library))
             definition = COMPOSITES.get(key_of(fn))
     return definition
-
-
-def public_name(fn):
-    """How user code names ``fn``: ``np.diff``, ``np.linalg.matrix_power``,
-    ``scipy.linalg.solve``, ``scipy.special.ndtr``, ``scipy.stats.norm.logpdf`` (its
-    module without the private parts, where the function is defined)."""
-    if isinstance(getattr(fn, "__self__", None), np.ufunc):        # a ufunc's method
-        return f"{public_name(fn.__self__)}.{fn.__name__}"
-    owner = fn.__self__ if isinstance(fn, types.MethodType) else None
-    where = type(owner) if owner is not None else fn
-    module = getattr(where, "__module__", None) or "scipy.special"     # SciPy's ufuncs have none
-    public = ".".join(itertools.takewhile(lambda part: not part.startswith("_"), module.split(".")))
-    name = fn.__name__
-    if owner is not None:                    # a distribution: the name scipy.stats gives it
-        found = [k for k, v in vars(sys.modules[public]).items() if v is owner]
-        name = f"{found[0] if found else type(owner).__name__}.{name}"
-    return re.sub(r"^numpy(?=\.|$)", "np", public) + "." + name
 
 
 def name_of(fn):

@@ -12,7 +12,6 @@ mode accept it only where its inputs are inactive (do not depend on the differen
 arguments); otherwise the error says to give it rules with ``sstad.custom_vjp``.
 """
 import re
-import sys
 import warnings
 
 import numpy as np
@@ -20,7 +19,7 @@ from numba.core.registry import cpu_target
 from numba.extending import overload
 
 from sstad.runtime import abstract as A
-from sstad.runtime.primitive import Primitive, fill, text_of
+from sstad.runtime.primitive import Primitive, fill, public_name, text_of
 
 EXTERNS = {}      # emitted name -> what the emitted code calls
 FUNCTIONS = {}    # emitted name -> the user's function (for messages and type inference)
@@ -64,24 +63,8 @@ def extern_function(name):
 
 
 def describe(name):
-    """``module.function`` as users import it (``scipy.special.multigammaln``)."""
-    fn = FUNCTIONS[name]
-    module = getattr(fn, "__module__", None)
-    if isinstance(fn, np.ufunc) and module is None:        # ufuncs do not know their module
-        module = next((m for m in ("numpy", "scipy.special")
-                       if getattr(sys.modules.get(m), fn.__name__, None) is fn), None)
-    shown = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-    if not module:
-        return shown
-    top = module.split(".")[0]
-    if top.startswith("_") and getattr(sys.modules.get(top.lstrip("_")), shown, None) is fn:
-        module = top.lstrip("_")             # _operator.add -> operator.add
-    public = []
-    for part in module.split("."):          # scipy.special._spfun_stats -> scipy.special
-        if part.startswith("_"):
-            break
-        public.append(part)
-    return ".".join((public or [module]) + [shown])
+    """The function behind an emitted name, as users import it (``scipy.special.multigammaln``)."""
+    return public_name(FUNCTIONS[name])
 
 
 def _python_only(fn, name, loc):

@@ -12,6 +12,9 @@ is kept as a *layout*: the same nested tuples with :class:`Slot` markers where a
 from __future__ import annotations
 
 import inspect
+import itertools
+import sys
+import types
 import warnings
 
 import numpy as np
@@ -231,6 +234,39 @@ def numpy_primitive(name, fn, infer=None, emit=None, **kw):
     prim.signature = signature_of(fn)
     NUMPY_FUNCTIONS[id(fn)] = name
     return prim
+
+
+def public_name(fn):
+    """How user code names the function ``fn``: ``np.diff``, ``np.linalg.norm``,
+    ``np.add.reduce``, ``scipy.special.ndtr``, ``scipy.stats.norm.logpdf``,
+    ``operator.add``: its module without the private parts, ``numpy`` as ``np``."""
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, np.ufunc):                          # a ufunc's method
+        return f"{public_name(owner)}.{fn.__name__}"
+    if isinstance(fn, types.MethodType):                      # a distribution's method
+        module = _public_module(type(owner).__module__)
+        found = [k for k, v in vars(sys.modules.get(module, types)).items() if v is owner]
+        return f"{_as_np(module)}.{found[0] if found else type(owner).__name__}.{fn.__name__}"
+    module = getattr(fn, "__module__", None)
+    if isinstance(fn, np.ufunc) and module is None:           # SciPy's ufuncs do not know their module
+        module = next((m for m in ("numpy", "scipy.special")
+                       if getattr(sys.modules.get(m), fn.__name__, None) is fn), None)
+    shown = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    if not module:
+        return shown
+    top = module.split(".")[0]
+    if top.startswith("_") and getattr(sys.modules.get(top.lstrip("_")), shown, None) is fn:
+        module = top.lstrip("_")                              # _operator.add -> operator.add
+    return f"{_as_np(_public_module(module))}.{shown}"
+
+
+def _public_module(module):
+    """``scipy.special._spfun_stats`` -> ``scipy.special``."""
+    return ".".join(itertools.takewhile(lambda part: not part.startswith("_"), module.split("."))) or module
+
+
+def _as_np(module):
+    return "np" + module[5:] if module == "numpy" or module.startswith("numpy.") else module
 
 
 _PUBLIC_PREFIXES = {"special.": "scipy.special.", "linalg.": "np.linalg.", "math.": "math."}
