@@ -33,6 +33,13 @@ def test_derivatives(name, backend):
     check_grads(fn, args, backend=backend)
 
 
+@pytest.mark.parametrize("name", ["x[i] by the counter", "rows read in one branch", "the same element written again"])
+def test_second_derivatives(name):
+    """The gradients built this way are differentiated again like any code."""
+    fn, args = CASES[name]
+    check_grads(fn, args, order=2, backend="python")
+
+
 def python_gradient(fn, *args):
     return sstad.dump(sstad.grad(fn, argnums=0), *args, emit="python")
 
