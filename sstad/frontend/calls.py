@@ -1,6 +1,7 @@
 """Lowering of calls: user functions (inlined), closures, NumPy, math, builtins, methods."""
 from __future__ import annotations
 
+import ast
 import builtins
 import functools
 import inspect
@@ -97,7 +98,7 @@ class CallLowering:
             return self.call_user(func, args, kwargs, node)
         if getattr(func, "__module__", None) in ("sstad.transforms", "sstad.jacobians") and args \
                 and isinstance(args[0], Closure):
-            raise self.transform_of_closure(func, args[0], node)
+            return self.transform_closure(func, args, kwargs, node)
         if callable(func) and not isinstance(func, type):
             return self.call_extern(func, args, kwargs, node)
         shown = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
@@ -107,25 +108,72 @@ class CallLowering:
                          node, "call NumPy, math or your own Python functions (docs/subset.md), or "
                          "register it as a primitive with its rule (docs/ad.md, 'The rule table')")
 
-    def transform_of_closure(self, transform, closure, node):
-        """``sstad.grad(lambda w: loss(w, x))`` inside compiled code: a transform is compiled
-        as a function of its own, and a nested function's body reads the enclosing
-        function's run-time values, which are not its parameters.  The error names them
-        and says how to pass them."""
+    def transform_closure(self, transform, args, kwargs, node):
+        """``sstad.grad(lambda w: loss(w, x))`` inside compiled code, lambda lifted: the
+        nested function is compiled again from its source as a function of its own, the
+        enclosing values it reads as its globals (arrays and numbers of this function
+        become its captured parameters, filled here with their IR values; constants stay
+        constants; the module's globals are still read from the module).  Its transform is
+        then called as ``sstad.grad(f)(w)`` is."""
+        closure = args[0]
+        reads = self.closure_reads(closure)
+        if closure.defaults or getattr(closure.node, "decorator_list", None):
+            raise self.transform_of_closure(transform, closure, node, "it has default values or decorators")
+        root = closure.scope
+        while root.parent is not None:
+            root = root.parent
+        namespace, runtime = dict(root.globals), {}
+        for name in reads:
+            value = resolve(closure.scope, name)[1]
+            if isinstance(value, ir.Const):
+                namespace[name] = value.value
+            elif is_atom(value) and isinstance(value.type, (A.Array, A.Scalar)):
+                namespace[name] = np.asarray(A.prototype(value.type))      # an array: a captured parameter
+                runtime[name] = value
+            else:
+                raise self.transform_of_closure(transform, closure, node, f"it reads `{name}` from here, "
+                                                f"{self.describe(value)} (arrays and numbers can be read)")
+        tree = gast.gast_to_ast(closure.node)
+        if isinstance(tree, ast.Lambda):
+            lifted = eval(compile(ast.fix_missing_locations(ast.Expression(tree)), closure.filename, "eval"), namespace)
+        else:
+            exec(compile(ast.fix_missing_locations(ast.Module([tree], [])), closure.filename, "exec"), namespace)
+            lifted = namespace[tree.name]
+        self.lifted[id(namespace)] = (runtime, root.globals, set(reads))
+        static = [self.python_value(a, node) for a in args[1:]]
+        return transform(lifted, *static, **{k: self.python_value(v, node) for k, v in kwargs.items()})
+
+    def python_value(self, value, node):
+        """A compile-time argument as the Python value (a transform's options)."""
+        if isinstance(value, ir.Const):
+            return value.value
+        if isinstance(value, (tuple, StaticList)):
+            return type(value)(self.python_value(v, node) for v in value) if type(value) is tuple else \
+                [self.python_value(v, node) for v in value]
+        if is_atom(value):
+            raise self.error(SstadTypeError, "a transform's options must be known at compile time", node)
+        return value
+
+    def closure_reads(self, closure):
+        """The names a nested function reads from the enclosing compiled function."""
         body = closure.node.body if isinstance(closure.node.body, list) else [closure.node.body]
         own = {a.id for a in closure.node.args.args + closure.node.args.kwonlyargs} | assigned_names(body)
-        read = sorted({n.id for stmt in body for n in gast.walk(stmt)
+        return sorted({n.id for stmt in body for n in gast.walk(stmt)
                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in own
                        and resolve(closure.scope, n.id)[0] == "local"})
+
+    def transform_of_closure(self, transform, closure, node, why):
+        """A transform of a nested function that :meth:`transform_closure` cannot lift
+        (``why``): the error says how to write it at module level instead."""
+        read = self.closure_reads(closure)
         name = f"sstad.{transform.__name__}"
         params = [a.id for a in closure.node.args.args]
         call = f"{name}(f)({', '.join(params + read)})"
         how = (f"{call} differentiates with respect to the first argument (argnums=0)"
                if "argnums" in inspect.signature(transform).parameters else
                "give the extra arguments zero tangents (or ignore their cotangents)")
-        reads = f" (it reads {', '.join(f'`{r}`' for r in read)} from here)" if read else ""
         return self.error(UnsupportedSyntaxError,
-                          f"`{name}` of a nested function or lambda is not supported inside compiled code{reads}",
+                          f"`{name}` of this nested function is not supported inside compiled code: {why}",
                           node, f"define `f` at module level taking those as parameters, "
                           f"`def f({', '.join(params + read)})`, and differentiate it: {how}")
 
@@ -241,6 +289,12 @@ class CallLowering:
             self.order.append(fn)
         extra = []
         for g in guards:
+            runtime, module_globals, reads = self.lifted.get(id(g.container), ({}, None, ()))
+            if g.frozen is None and g.name in runtime and not g.path:   # a lifted closure's value from here
+                extra.append(runtime[g.name])
+                continue
+            if module_globals is not None and g.name not in reads:
+                g.container = module_globals         # a global: fetched from the module, as the user sees it
             if g.frozen is None:                     # an array the transform reads from a global
                 extra.append(self.capture(g.fetch(), g.name, g.where, node, container=g.container, path=g.path))
             else:

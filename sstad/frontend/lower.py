@@ -121,6 +121,7 @@ class Lowerer(ViewWrites, Builder, StatementLowering, ExpressionLowering, CallLo
         self.views = set()
         self.pinned_loc = None       # the user's call while a composite is inlined
         self.caller_loc = None       # the user's call whose derivative rule is being inlined
+        self.lifted = {}             # id(a lifted closure's globals) -> {name: IR value here}
         self.view_origin = {}        # a view -> the statement that made it (sstad/frontend/views.py)
         self.captures = {}
         self.frozen = []             # global numbers compiled in as constants
