@@ -23,6 +23,7 @@ from sstad.ir.clone import clone_block, substitute
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot, lookup
 
+
 class Checkpoints:
     """The checkpointing state of one forward loop, for its backward sweep."""
 
@@ -53,11 +54,10 @@ def applies(sweep, loop, untaped):
     return any(isinstance(p.type, A.Array) and p not in untaped for p in params)
 
 
-def new_lists(sweep, record, loc):
-    """Empty lists for the checkpoints: ``(statements, inits, params)``."""
-    made, inits, params = [], [], []
-    for p in record.taped:
-        made.append(ir.Var("ck_" + p.hint.strip("%"), A.ListOf(p.type)))
+def new_lists(record, loc):
+    """Empty lists for the checkpoints, and the byte count's start: ``(statements, the
+    forward loop's inits, its params)``."""
+    made = [ir.Var("ck_" + p.hint.strip("%"), A.ListOf(p.type)) for p in record.taped]
     made.append(ir.Var("ck_start", A.ListOf(A.I64)))
     stmts = [ir.Apply([v], lookup("list.new"), [], {}, loc) for v in made]
     inits = made + [ir.Const(record.half)]           # full at the first trip: a segment starts

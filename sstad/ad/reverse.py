@@ -337,7 +337,7 @@ class ReverseMode(ListAdjoints, Sweep):
         if checkpointing.applies(self, stmt, untaped):      # a memory budget: checkpointing.py
             budget = checkpointing.Checkpoints(self.tape_budget // 2, [p for p in ir.carried(stmt) if p not in untaped],
                                                copies)
-            made, ck_inits, ck_params = checkpointing.new_lists(self, budget, stmt.loc)
+            made, ck_inits, ck_params = checkpointing.new_lists(budget, stmt.loc)
             self.L.stmts.extend(made)
         body_subst = dict(subst)
         body = clone_block(stmt.body, body_subst)
