@@ -18,7 +18,7 @@ from sstad.ir import nodes as ir
 from sstad.ir.names import Namer
 from sstad.ir.outline import outline_module
 from sstad.passes.fusion import elementwise_array, fused_into
-from sstad.passes.loop_fusion import LoopRuns
+from sstad.passes.loop_fusion import module_runs
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import dtype_text, literal
 
@@ -38,7 +38,7 @@ def undef_text(aval):
 
 
 class FunctionEmitter:
-    def __init__(self, function, function_names, backend, kernels=None):
+    def __init__(self, function, function_names, backend, kernels=None, runs=None):
         self.fn = function
         self.kernels = kernels     # Kernels: elementwise array expressions as shared functions
         self.loops = 0             # loops around the statement being emitted
@@ -50,7 +50,7 @@ class FunctionEmitter:
         self.inlined = {}          # Var -> the expression that computes it (fuse)
         if self.fuse:
             self.uses = ir.use_counts(function.body)
-        self.runs = LoopRuns(function, self.uses) if backend.name == "numba" else None   # loop fusion
+        self.runs = runs.of(function) if runs is not None else None     # loop fusion (ModuleRuns)
 
     def atom(self, a):
         if isinstance(a, ir.Var):
@@ -254,6 +254,7 @@ def emit_module(module, backend="python"):
     from sstad.backend.base import get_backend
     backend = get_backend(backend)
     own = {f.name for f in module.functions}
+    runs = module_runs(module) if backend.name == "numba" else None
     if backend.outline:
         module = outline_module(module, backend.outline)
     names = [f.name for f in module.functions]
@@ -266,5 +267,5 @@ def emit_module(module, backend="python"):
     for function in module.functions:
         loops = any(isinstance(s, (ir.While, ir.For)) for s in ir.walk(function.body))
         mark = "" if function.name in own else (CALLEE_MARK if loops else GLUE_MARK) + "\n"    # a part
-        parts.append("\n\n" + mark + FunctionEmitter(function, names, backend, kernels).emit())
+        parts.append("\n\n" + mark + FunctionEmitter(function, names, backend, kernels, runs).emit())
     return kernels.resolve("".join(parts)) if kernels is not None else "".join(parts)

@@ -1,0 +1,372 @@
+"""Loop fusion: a run of consecutive elementwise statements over 1-D float64 arrays of
+one shape, written as one explicit loop over the index (numba backend, inside loops).
+
+Inside a loop of the user's code the arrays are often short (an LSTM cell's 14 values)
+and every array a statement makes costs an allocation.  The fusion pass writes a chain
+read once as one expression; a run written as one loop goes further: values read more
+than once and in-place accumulations (``g += e`` -> ``g[i] += e_i``, ``d[2:] += e`` ->
+``d[2 + i] += e_i``) no longer end it.  Values used only inside the run become scalars;
+one read after it is filled element by element into an array allocated before the loop.
+
+A decision on the IR, like ``fusion``: the emitter asks :meth:`LoopRuns.run_at`.  A run
+is taken only where the loop computes what the statements compute, bit for bit:
+
+* every statement is ``+ - * /`` or negation (IEEE operations, the same on scalars as in
+  Numba's array loops; ``exp``/``tanh`` run NumPy's vector loops on arrays, whose last
+  bits may differ from libm's, so they end a run), an in-place update by one of them of
+  a whole array or of a region ``x[basic index]``, or a shape check (run before the loop);
+* every array operand and every region written has the run's shape, proved by
+  ``broadcasts.shape_classes``, by ``same_shape`` checks earlier in the block, or as the
+  same basic index of arrays of one shape as an array of the run's shape;
+* an array written in place has memory the function allocated (``zeros_like``, ``copy``,
+  an elementwise result, views of these), never passed to a call or put in a list, so
+  ``ir/alias.py`` sees every array that may share it; each such array of the run is the
+  same region (read at the same element), or another region of it whose distance from
+  the written one the loop's prologue checks at run time (raising ``ShapeSpeculation``,
+  after which ``sstad.jit`` compiles without speculation, where such runs are refused).
+"""
+import contextlib
+import contextvars
+
+from sstad.ir import nodes as ir
+from sstad.ir.alias import shared_memory, versions
+from sstad.passes.broadcasts import shape_classes
+from sstad.runtime import abstract as A
+from sstad.runtime.primitive import Slot
+
+ARITHMETIC = {"op.add", "op.sub", "op.mul", "op.truediv", "op.neg"}
+IN_PLACE = {"iop.add", "iop.sub", "iop.mul", "iop.truediv", "index_add", "setitem"}
+REGION = {"index_add": "+=", "setitem": "="}      # x[index] op= value
+FRESH = {"zeros_like", "ones_like", "empty_like", "full_like", "copy", "zeros", "ones", "empty", "full"}
+
+
+def _vector(a):
+    """A 1-D float64 array (the only kind a run holds)."""
+    t = getattr(a, "type", None)
+    return isinstance(t, A.Array) and t.ndim == 1 and t.dtype.kind == "f" and t.dtype.itemsize == 8
+
+
+def _scalar(a):
+    """A number that float64 arithmetic converts exactly, on arrays as on scalars."""
+    t = getattr(a, "type", None)
+    return isinstance(t, A.Scalar) and (t.dtype.kind in "iu" or t.dtype.kind == "f" and t.dtype.itemsize >= 4)
+
+
+def _int(a):
+    t = getattr(a, "type", None)
+    return isinstance(t, A.Scalar) and t.dtype.kind in "iu"
+
+
+def basic_steps(items, args):
+    """The index ``items`` (slots into ``args``) as hashable steps, or None unless it is
+    integers and slices of step 1 (a view)."""
+    def bound(b):
+        if b is None or isinstance(b, int) and not isinstance(b, Slot):
+            return ("c", b)
+        a = args[b]
+        if not _int(a):
+            raise ValueError
+        return ("v", a) if isinstance(a, ir.Var) else ("c", int(a.value))
+    try:
+        steps = []
+        for item in items:
+            if isinstance(item, slice):
+                if item.step not in (None, 1):
+                    return None
+                steps.append(("slice", bound(item.start), bound(item.stop)))
+            elif isinstance(item, int):
+                steps.append(("int", bound(item)))
+            else:
+                return None
+        return tuple(steps)
+    except ValueError:
+        return None
+
+
+class Access:
+    """An array the run reads or writes at element ``i``: ``var`` (``var[i]``), or the
+    region ``var[steps]`` (``view`` names it in the emitted prologue)."""
+
+    def __init__(self, var, steps=(), stmt=None):
+        self.var, self.steps, self.stmt = var, steps, stmt
+
+
+class Run:
+    """Statements ``stmts[start:end]`` as one loop: ``checks`` run before it, ``body``
+    in it; ``escaping``: values of the run read after it (materialised as arrays);
+    ``length``: an array of the run's shape defined before it; ``regions``: the
+    ``index_add`` statements of the body; ``apart``: pairs of accesses (whole arrays or
+    regions) that the prologue checks to be disjoint."""
+
+    def __init__(self, start, end, checks, body, escaping, length, apart):
+        self.start, self.end = start, end
+        self.checks, self.body, self.escaping, self.length = checks, body, escaping, length
+        self.regions = [s for s in body if s.prim.name in REGION]
+        self.apart = apart
+
+
+_ENABLED = contextvars.ContextVar("sstad_loop_fusion", default=True)
+
+
+@contextlib.contextmanager
+def fusing_loops(on=True):
+    """Within it, code emitted for the numba backend has loop fusion ``on`` (to compare
+    with and without it: tests, benchmarks)."""
+    token = _ENABLED.set(on)
+    try:
+        yield
+    finally:
+        _ENABLED.reset(token)
+
+
+def module_runs(module):
+    """The runs of ``module`` (a :class:`ModuleRuns`), or None where loop fusion is off."""
+    return ModuleRuns(module) if _ENABLED.get() else None
+
+
+class ModuleRuns:
+    """The runs of a module's functions, found in the module as it is before outlining
+    (``ir/outline.py``): a part is then a function whose parameters are the arrays of
+    another, and the alias analysis that finds which memory is the function's own needs
+    the whole function."""
+
+    def __init__(self, module):
+        self.runs = [LoopRuns(fn) for fn in module.functions]
+        self.owner = {id(s): r for r in self.runs for s in ir.walk(r.fn.body)}
+
+    def of(self, fn):
+        """The runs of ``fn`` (a function of the module, or a part of one)."""
+        first = next(iter(ir.walk(fn.body)), None)
+        return self.owner.get(id(first))
+
+
+class LoopRuns:
+    """The runs of one function (an ``ir.Function``)."""
+
+    def __init__(self, fn):
+        self.fn, self.uses = fn, ir.use_counts(fn.body)
+        self.classes = shape_classes(fn)
+        self.defs = {o: s for s in ir.walk(fn.body) for o in getattr(s, "outs", ())}
+        self.sinks = {a for s in ir.walk(fn.body) if isinstance(s, ir.Call)
+                      or isinstance(s, ir.Apply) and s.prim.name.startswith("list.") for a in s.args}
+        self.params = set(fn.params)
+        # a function holding shape checks was compiled to be rerun on ShapeSpeculation
+        self.speculative = any(isinstance(s, ir.Apply) and s.prim.name == "same_shape" for s in ir.walk(fn.body))
+        self._owned, self._versions, self._shared = {}, {}, {}
+
+    def versions(self, v):
+        if v not in self._versions:
+            self._versions[v] = frozenset(versions(self.fn.body, v))
+        return self._versions[v]
+
+    def shared(self, v):
+        if v not in self._shared:
+            self._shared[v] = shared_memory(self.fn.body, v)
+        return self._shared[v]
+
+    def view_of(self, v):
+        """(the array ``v`` is a basic-index view of, the steps), through nested views and
+        the versions of ``v`` (in-place results, loop and branch plumbing: the same
+        memory), or None where versions are made differently (two views, a view and an
+        allocation)."""
+        steps = ()
+        while True:
+            made = {self._made(u) for u in self.versions(v)} - {None}
+            if not made:
+                return v, steps
+            if len(made) > 1:
+                return None
+            kind, = made
+            if kind[0] != "view":
+                return v, steps
+            v, steps = kind[1], kind[2] + steps
+
+    def _made(self, u):
+        """How ``u`` is made: ("view", base, steps), ("new",), ("param",), or None (by an
+        update, a loop or a branch: as the versions it is linked to)."""
+        if u in self.params:
+            return ("param",)
+        stmt = self.defs.get(u)
+        if not isinstance(stmt, ir.Apply) or stmt.prim.mutates:
+            return None
+        if stmt.prim.name == "getitem":
+            steps = basic_steps(stmt.params["index"], stmt.args)
+            return ("view", stmt.args[0], steps) if steps is not None else ("other",)
+        if stmt.prim.name in FRESH or stmt.prim.ufunc and not stmt.prim.may_alias:
+            return ("new",)
+        return ("other",)
+
+    def owned(self, g):
+        """Is ``g``'s memory the function's own, reachable through no list or call?"""
+        if g not in self._owned:
+            found = self.view_of(g)
+            ok = found is not None and {self._made(u) for u in self.versions(found[0])} <= {("new",), None}
+            self._owned[g] = ok and not self.shared(g) & self.sinks
+        return self._owned[g]
+
+    def relation(self, a, w):
+        """How access ``a`` stands to ``w`` (written): "apart" (no shared memory), "same"
+        (the same elements), "check" (regions of one array: the prologue checks) or None."""
+        if a.var not in self.shared(w.var) and w.var not in self.shared(a.var):
+            return "apart"
+        found_a, found_w = self.view_of(a.var), self.view_of(w.var)
+        if found_a is None or found_w is None:
+            return None
+        (base_a, steps_a), (base_w, steps_w) = found_a, found_w
+        if self.versions(base_a) != self.versions(base_w):
+            return None
+        if steps_a + a.steps == steps_w + w.steps:
+            return "same"
+        return "check" if self.speculative else None
+
+    def run_at(self, stmts, k):
+        """The run that starts at ``stmts[k]``, or None (fewer than two statements, or
+        nothing a loop would save).  A shape check in the run proves shapes for all of
+        it (it runs before the loop): the run is found again without the checks past its
+        end until it holds all it relied on."""
+        limit = len(stmts)
+        while True:
+            run = self._run(stmts, k, limit)
+            end = run.end if run is not None else k
+            if not any(isinstance(s, ir.Apply) and s.prim.name == "same_shape" for s in stmts[end:limit]):
+                return run
+            limit = end
+
+    def _run(self, stmts, k, limit):
+        same, views = {}, []
+
+        def find(v):
+            key = self.classes.get(v, v)
+            while key in same:
+                key = same[key]
+            return key
+        for stmt in stmts[:k]:
+            self._learn(stmt, same, find, views)
+        for stmt in stmts[k:limit]:
+            if isinstance(stmt, ir.Apply) and stmt.prim.name == "same_shape":
+                self._learn(stmt, same, find, views)
+        run_class, length, local = None, None, set()
+        checks, body, reads, writes, apart = [], [], [], [], []
+        end = k
+        for j in range(k, limit):
+            stmt = stmts[j]
+            if not isinstance(stmt, ir.Apply):
+                break
+            if stmt.prim.name == "same_shape" or self._view(stmt):
+                self._learn(stmt, same, find, views)
+                if any(a in local for a in stmt.args):
+                    break
+                checks.append(stmt)         # a check, a view (no element read): before the loop
+                end = j + 1
+                continue
+            found = self._statement(stmt, local, find, views, run_class)
+            if found is None:
+                break
+            cls, new_reads, write = found
+            if run_class is None:
+                outside = [a.var for a in new_reads if not a.steps]
+                if cls is None or not outside:
+                    break
+                run_class, length = cls, outside[0]
+            pairs = [(a, w) for a in new_reads for w in writes]
+            if write is not None:
+                if not self.owned(write.var):
+                    break
+                pairs += [(a, write) for a in reads + new_reads + writes]
+            relations = [(a, w, self.relation(a, w)) for a, w in pairs]
+            if any(r is None for _, _, r in relations):
+                break
+            apart += [(a, w) for a, w, r in relations if r == "check"]
+            reads += new_reads
+            if write is not None:
+                writes.append(write)
+            body.append(stmt)
+            self._learn(stmt, same, find, views)
+            if stmt.prim.name not in IN_PLACE:            # an update's result is the array it updates
+                local.add(stmt.outs[0])
+            end = j + 1
+        while checks and end > k and stmts[end - 1] is checks[-1]:   # trailing checks stay where they are
+            checks.pop()
+            end -= 1
+        counts = {}
+        for stmt in body:
+            for a in stmt.args:
+                counts[a] = counts.get(a, 0) + 1
+        escaping = [s.outs[0] for s in body if s.prim.name not in IN_PLACE
+                    and self.uses.get(s.outs[0], 0) > counts.get(s.outs[0], 0)]
+        shared_temp = any(counts.get(s.outs[0], 0) > 1 for s in body)
+        if len(body) < 2 or not (shared_temp or writes) or len(escaping) >= len(body):
+            return None
+        return Run(k, end, checks, body, escaping, length, apart)
+
+    def _statement(self, stmt, local, find, views, run_class):
+        """(the shape class of ``stmt``'s operands, the accesses it reads, the one it
+        writes or None), or None if it cannot be in a run of ``run_class``."""
+        name = stmt.prim.name
+        if name in REGION:
+            x, value = stmt.args[0], stmt.args[1]
+            steps = basic_steps(stmt.params["index"], stmt.args)
+            region = self._region_class(x, steps, find, views) if steps is not None else None
+            if region is None or x in local or not (_vector(value) or _scalar(value)):
+                return None
+            operands, write = [value], Access(x, steps, stmt)
+        elif name in ARITHMETIC or name in IN_PLACE or name == "copy":
+            if not _vector(stmt.outs[0]) or not all(_vector(a) or _scalar(a) for a in stmt.args):
+                return None
+            operands, write, region = list(stmt.args), None, None
+            if name in IN_PLACE:
+                if stmt.args[0] in local:
+                    return None
+                write = Access(stmt.args[0], (), stmt)
+        else:
+            return None
+        classes = {find(a) for a in operands if _vector(a)} | ({region} if region is not None else set())
+        if run_class is not None:
+            classes.add(run_class)
+        if len(classes) > 1:
+            return None
+        reads = [Access(a) for a in operands if _vector(a) and a not in local]
+        return (classes.pop() if classes else None), reads, write
+
+    @staticmethod
+    def _view(stmt):
+        """A basic-index view (it reads no element)?"""
+        return stmt.prim.name == "getitem" and isinstance(stmt.outs[0].type, A.Array) \
+            and basic_steps(stmt.params["index"], stmt.args) is not None
+
+    @staticmethod
+    def _region_class(x, steps, find, views):
+        """The shape class of ``x[steps]`` (1-D), from a read of the same index of an
+        array of ``x``'s shape, or None."""
+        for y, y_steps, out in views:
+            if y_steps == steps and find(y) == find(x) and _vector(out):
+                return find(out)
+        return None
+
+    @staticmethod
+    def _learn(stmt, same, find, views):
+        """Learn from ``stmt`` which arrays share a shape: a ``same_shape`` check, an
+        elementwise result with its operands (of one shape, as learnt so far), an
+        in-place update with the array it updates, a view with the same view of an array
+        of the same shape."""
+        if not isinstance(stmt, ir.Apply):
+            return
+        pairs = []
+        if stmt.prim.name == "same_shape":
+            pairs = [stmt.args]
+        elif stmt.prim.mutates and stmt.args and isinstance(getattr(stmt.args[0], "type", None), A.Array):
+            pairs = [(stmt.args[0], stmt.outs[0])]
+        elif stmt.prim.name == "getitem" and isinstance(stmt.outs[0].type, A.Array):
+            steps = basic_steps(stmt.params["index"], stmt.args)
+            if steps is not None:
+                x, out = stmt.args[0], stmt.outs[0]
+                pairs = [(y_out, out) for y, y_steps, y_out in views if y_steps == steps and find(y) == find(x)][:1]
+                views.append((x, steps, out))
+        elif len(stmt.outs) == 1 and _vector(stmt.outs[0]) and stmt.prim.ufunc:
+            arrays = [a for a in stmt.args if _vector(a)]
+            if arrays and len({find(a) for a in arrays}) == 1:
+                pairs = [(arrays[0], stmt.outs[0])]
+        for u, v in pairs:
+            a, b = find(u), find(v)
+            if a != b:
+                same[b] = a

@@ -1,0 +1,157 @@
+"""Loop fusion (sstad/passes/loop_fusion.py): runs of elementwise statements inside loops
+written as one loop over the index by the numba backend.  Each fused gradient is checked
+against finite differences and against the same gradient compiled without loop fusion,
+bit for bit."""
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sstad
+from sstad.passes.loop_fusion import fusing_loops
+from sstad.passes.shape_speculation import speculating
+from sstad.testing import check_grads
+
+FUSED_LOOP = re.compile(r"^\s*for i(_\d+)? in range\(n(_\d+)?\):$", re.M)
+OVERLAP_CHECK = "regions updated in one loop overlap"
+
+
+def numba_text(f, *args):
+    with speculating():
+        return sstad.dump(f, *args, emit="numba")
+
+
+def fused_and_unfused(f, args, monkeypatch, tmp_path):
+    """The results of ``sstad.jit(f)`` compiled with and without loop fusion (each in a
+    cache of its own, so neither reads the other's compiled code)."""
+    results = []
+    for on in (True, False):
+        monkeypatch.setenv("SSTAD_CACHE_DIR", str(tmp_path / str(on)))
+        with fusing_loops(on):
+            results.append(sstad.jit(f)(*args))
+    return results
+
+
+def assert_same_bits(a, b):
+    for x, y in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,)):
+        assert np.array_equal(np.asarray(x), np.asarray(y)), np.max(np.abs(np.asarray(x) - np.asarray(y)))
+
+
+def accumulate(x, s):
+    """A value read twice (``a``), an accumulation into an array the function allocates
+    (``g += ...``) and a value read after the run (``b``)."""
+    w = np.cos(x) * s
+    g = np.zeros_like(x)
+    total = 0.0
+    for t in range(4):
+        a = x * w + t
+        b = a * a - a / (1.0 + w * w)
+        g += b * 0.5
+        total = total + np.sum(g * x) + np.sum(b)
+    return total
+
+
+def windows(w, x, k):
+    """The gradient adds into two windows of ``dw``: ``[:4]`` and ``[k:k + 4]``, which
+    overlap for k < 4 (the loop's prologue finds out, and the call reruns unfused)."""
+    total = 0.0
+    for t in range(3):
+        a = x * w[:4]
+        b = x * w[k:k + 4]
+        total = total + np.sum(a * b * a + b)
+    return total
+
+
+def test_accumulation_fuses_and_matches(monkeypatch, tmp_path):
+    rng = np.random.default_rng(0)
+    x, s = rng.standard_normal(6), 0.7
+    grad = sstad.grad(accumulate, argnums=(0, 1))
+    assert FUSED_LOOP.search(numba_text(accumulate, x, s)) and FUSED_LOOP.search(numba_text(grad, x, s))
+    for f in (accumulate, grad):
+        fused, unfused = fused_and_unfused(f, (x, s), monkeypatch, tmp_path)
+        assert_same_bits(fused, unfused)
+    check_grads(accumulate, (x, s), modes="rev")
+
+
+@pytest.mark.parametrize("k", [4, 1])
+def test_overlapping_windows(k, monkeypatch, tmp_path):
+    rng = np.random.default_rng(1)
+    w, x = rng.standard_normal(8), rng.standard_normal(4)
+    grad = sstad.grad(windows, argnums=0)
+    text = numba_text(grad, w, x, k)
+    assert FUSED_LOOP.search(text) and OVERLAP_CHECK in text
+    fused, unfused = fused_and_unfused(grad, (w, x, k), monkeypatch, tmp_path)
+    assert_same_bits(fused, unfused)
+    check_grads(lambda w, x: windows(w, x, k), (w, x), modes="rev")
+
+
+def test_overlapping_views_do_not_fuse():
+    """``v += u`` with ``u``, ``v`` shifted views of one array: no loop over the index."""
+    def shift_add(x):
+        y = x * 1.0
+        for t in range(3):
+            u = y[1:]
+            v = y[:-1]
+            v += u * u + u
+        return np.sum(y * x)
+    x = np.linspace(0.1, 0.9, 7)
+    assert not FUSED_LOOP.search(numba_text(shift_add, x))
+    assert np.allclose(sstad.jit(shift_add)(x), shift_add(x), rtol=1e-15, atol=0)
+    check_grads(shift_add, (x,), modes="rev")
+
+
+def test_arguments_are_not_written_in_a_loop():
+    """An argument may share memory with another argument: updates of it stay unfused."""
+    def update(g, x):
+        for t in range(2):
+            a = x * x
+            g += a * a + a
+        return g
+    x = np.linspace(0.1, 0.9, 5)
+    text = numba_text(update, x.copy(), x)
+    assert FUSED_LOOP.search(text) and not re.search(r"\bg(_\d+)?\[i", text)
+    g, h = x.copy(), x.copy()
+    assert np.array_equal(sstad.jit(update)(g, g), update(h, h))
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+
+def lstm_args(c):
+    rng = np.random.default_rng(2)
+    layers, b = 2, 14
+    return (rng.standard_normal((2 * layers, 4 * b)), rng.standard_normal((3, b)),
+            rng.standard_normal((2 * layers, b)), rng.standard_normal((c, b)))
+
+
+def test_lstm_backward_layer_body_is_one_loop():
+    """The LSTM gradient's backward layer body: the adjoint arithmetic, the cotangent
+    rows it zeroes and the additions into ``dmain_params`` and ``dstate`` in one loop;
+    what stays arrays are the copy of one cotangent row and the value read after it."""
+    import lstm
+    text = numba_text(sstad.grad(lstm.lstm_objective, argnums=(0, 1)), *lstm_args(5))
+    body = text[text.index("for k_1 in range("):]
+    body = body[:body.index("\n            # lstm.py:25")]
+    assert len(FUSED_LOOP.findall(body)) == 2
+    assert body.count("np.empty(") == 2 and "np.copy(" not in body.split("dstate")[-1]
+
+
+@pytest.mark.slow
+def test_lstm_allocations_per_step(monkeypatch, tmp_path):
+    """Numba's allocation count per layer and time step of the LSTM gradient (forward
+    and backward sweeps): 73 without loop fusion, 42.5 with it."""
+    import lstm
+    from numba.core.runtime import _nrt_python, rtsys
+    monkeypatch.setenv("SSTAD_CACHE_DIR", str(tmp_path))
+    f = sstad.jit(sstad.grad(lstm.lstm_objective, argnums=(0, 1)))
+    f(*lstm_args(5))
+    _nrt_python.memsys_enable_stats()
+    counts = []
+    for c in (9, 17):
+        args = lstm_args(c)
+        before = rtsys.get_allocation_stats().alloc
+        f(*args)
+        counts.append(rtsys.get_allocation_stats().alloc - before)
+    assert (counts[1] - counts[0]) / (8 * 2) <= 45
