@@ -87,6 +87,23 @@ def test_overlapping_windows(k, monkeypatch, tmp_path):
     check_grads(lambda w, x: windows(w, x, k), (w, x), modes="rev")
 
 
+def test_division_by_zero_as_numpy(monkeypatch, tmp_path):
+    """Division in the loop is NumPy's (inf, nan), as on arrays, not Python's error."""
+    def divide(x):
+        y = np.zeros_like(x)
+        for t in range(2):
+            a = x * x
+            y += a / (a - a) + a
+            y /= a - a
+        return y
+    x = np.array([0.0, 1.0, -2.0])
+    assert FUSED_LOOP.search(numba_text(divide, x))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = divide(x)
+    fused, unfused = fused_and_unfused(divide, (x,), monkeypatch, tmp_path)
+    assert np.array_equal(fused, unfused, equal_nan=True) and np.array_equal(fused, expected, equal_nan=True)
+
+
 def test_overlapping_views_do_not_fuse():
     """``v += u`` with ``u``, ``v`` shifted views of one array: no loop over the index."""
     def shift_add(x):

@@ -55,10 +55,18 @@ def emit_run(em, run, depth):
             continue
         args = [element(a) for a in stmt.args]
         types = [A.Scalar(a.type.dtype) if isinstance(a.type, A.Array) else a.type for a in stmt.args]
+        if stmt.prim.name == "iop.truediv":
+            em.out(f"{args[0]} = np.true_divide({args[0]}, {args[1]})", depth + 1)
+            continue
         if stmt.prim.name in IN_PLACE:          # g[i] += e
             em.out(em.backend.lower(stmt.prim)(args, stmt.params, types), depth + 1)
             continue
-        text = args[0] if stmt.prim.name == "copy" else em.backend.lower(stmt.prim)(args, stmt.params, types)
+        if stmt.prim.name == "copy":
+            text = args[0]
+        elif stmt.prim.name == "op.truediv":    # NumPy's division (inf, nan), not Python's ZeroDivisionError
+            text = f"np.true_divide({args[0]}, {args[1]})"
+        else:
+            text = em.backend.lower(stmt.prim)(args, stmt.params, types)
         em.out(f"{scalars[out]} = {text}", depth + 1)
         if out in run.escaping:
             em.out(f"{filled[out]}[{i}] = {scalars[out]}", depth + 1)

@@ -40,10 +40,14 @@ REGION = {"index_add": "+=", "setitem": "="}      # x[index] op= value
 FRESH = {"zeros_like", "ones_like", "empty_like", "full_like", "copy", "zeros", "ones", "empty", "full"}
 
 
+def _float64(a):
+    t = getattr(a, "type", None)
+    return isinstance(t, A.Array) and t.dtype.kind == "f" and t.dtype.itemsize == 8
+
+
 def _vector(a):
     """A 1-D float64 array (the only kind a run holds)."""
-    t = getattr(a, "type", None)
-    return isinstance(t, A.Array) and t.ndim == 1 and t.dtype.kind == "f" and t.dtype.itemsize == 8
+    return _float64(a) and a.type.ndim == 1
 
 
 def _scalar(a):
@@ -307,7 +311,8 @@ class LoopRuns:
             x, value = stmt.args[0], stmt.args[1]
             steps = basic_steps(stmt.params["index"], stmt.args)
             region = self._region_class(x, steps, find, views) if steps is not None else None
-            if region is None or x in local or not (_vector(value) or _scalar(value)):
+            if region is None or x in local or not _float64(x) \
+                    or not (_vector(value) or _scalar(value)):
                 return None
             operands, write = [value], Access(x, steps, stmt)
         elif name in ARITHMETIC or name in IN_PLACE or name == "copy":
