@@ -45,7 +45,10 @@ def check_tape_budget(tape_budget, policy="auto"):
     if tape_budget == "auto" and policy == "store":
         return None
     if tape_budget == "auto":
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
+        try:
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
+        except (AttributeError, ValueError, OSError):      # no sysconf (Windows): assume 16 GB
+            return 4 << 30
     if tape_budget is None:
         return None
     if isinstance(tape_budget, bool) or not isinstance(tape_budget, (int, float)) or not tape_budget > 0:
