@@ -69,6 +69,7 @@ def test_accumulation_fuses_and_matches(monkeypatch, tmp_path):
     x, s = rng.standard_normal(6), 0.7
     grad = sstad.grad(accumulate, argnums=(0, 1))
     assert FUSED_LOOP.search(numba_text(accumulate, x, s)) and FUSED_LOOP.search(numba_text(grad, x, s))
+    assert numba_text(grad, x, s) == numba_text(grad, x, s)        # the same text: the disk cache finds it
     for f in (accumulate, grad):
         fused, unfused = fused_and_unfused(f, (x, s), monkeypatch, tmp_path)
         assert_same_bits(fused, unfused)

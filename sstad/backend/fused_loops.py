@@ -39,7 +39,7 @@ def emit_run(em, run, depth):
         em.out(f"{filled[v]} = np.empty({n}, np.float64)", depth)
     em.out(f"for {i} in range({n}):", depth)
     scalars = {v: em.name.fresh((v.hint or "t").lstrip("%") + "_i") if v in run.escaping else em.name(v)
-               for v in local}
+               for v in (s.outs[0] for s in run.body) if v in local}     # in order: the same text every time
 
     def element(a):
         if a in scalars:
