@@ -83,7 +83,12 @@ def test_overlapping_windows(k, monkeypatch, tmp_path):
     grad = sstad.grad(windows, argnums=0)
     text = numba_text(grad, w, x, k)
     assert FUSED_LOOP.search(text) and OVERLAP_CHECK in text
+    reruns = []
+    rerun = sstad.api.Jitted._without_speculation
+    monkeypatch.setattr(sstad.api.Jitted, "_without_speculation",
+                        lambda self, *a: reruns.append(1) or rerun(self, *a))
     fused, unfused = fused_and_unfused(grad, (w, x, k), monkeypatch, tmp_path)
+    assert len(reruns) == (k < 4)       # overlapping windows: the prologue's check fails once
     assert_same_bits(fused, unfused)
     check_grads(lambda w, x: windows(w, x, k), (w, x), modes="rev")
 

@@ -289,8 +289,8 @@ class LoopRuns:
             if stmt.prim.name not in IN_PLACE:            # an update's result is the array it updates
                 local.add(stmt.outs[0])
             end = j + 1
-        while checks and end > k and stmts[end - 1] is checks[-1]:   # trailing checks stay where they are
-            checks.pop()
+        while checks and end > k and stmts[end - 1] is checks[-1] and self._view(checks[-1]):
+            checks.pop()                # trailing views stay where they are (a check proved shapes here)
             end -= 1
         counts = {}
         for stmt in body:
