@@ -116,3 +116,11 @@ def same_shape(a, b):
 Primitive("same_shape", same_shape, lambda avals, params: A.Scalar(np.dtype(np.bool_), weak=True),
           emit_call("rt.broadcast.same_shape"))
 declare("same_shape", effect=True, nondiff=True, shape_only={0, 1})    # kept where it is; reads shapes only
+
+
+# --- np.where of arrays in compiled code ---------------------------------------------
+@njit(cache=True)      # Numba's np.where took 1.7 s to compile in every process (its first signature)
+def where(condition, x, y):
+    """``np.where(condition, x, y)``, compiled once per signature and kept in Numba's
+    disk cache; the numba backend calls it where an argument is an array."""
+    return np.where(condition, x, y)

@@ -87,6 +87,14 @@ def _swapaxes_emit(args, params, avals):
     return PRIMITIVES["swapaxes"].emit(args, params, avals)
 
 
+@lowering("numba", "where")
+def _where_emit(args, params, avals):
+    """``rt.broadcast.where`` for arrays: NumPy's ``np.where`` in Numba's disk cache
+    (Numba's own is compiled again in every process)."""
+    text = PRIMITIVES["where"].emit(args, params, avals)
+    return "rt.broadcast." + text[3:] if text.startswith("np.where(") else text
+
+
 def _raised_inside_numba(exc):
     """An internal error of Numba's typing (an AssertionError, say): Numba cannot compile."""
     tb = exc.__traceback__
