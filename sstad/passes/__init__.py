@@ -7,6 +7,9 @@ code has no derivative work, and nothing runs a rule where no value needs it), a
 declares the phases it belongs to; a pass that is only valid once no transform will
 read the IR again (an outliner of loop regions, say, where a ``Call`` would otherwise
 look like recursion to reverse mode) registers for ``"backend"`` only."""
+import contextlib
+import contextvars
+
 from sstad.ir.verify import verify_module
 
 PASSES = {}
@@ -22,6 +25,24 @@ def register_pass(name, phases=PHASES):
         PASSES[name] = fn
         return fn
     return register
+
+
+class Switch:
+    """A pass's on/off state for what is compiled within ``with switch(on):``."""
+
+    def __init__(self, name, default):
+        self._var = contextvars.ContextVar(name, default=default)
+
+    def get(self):
+        return self._var.get()
+
+    @contextlib.contextmanager
+    def __call__(self, on=True):
+        token = self._var.set(on)
+        try:
+            yield
+        finally:
+            self._var.reset(token)
 
 
 def run_passes(module, until=None, phase="backend"):

@@ -25,11 +25,9 @@ is taken only where the loop computes what the statements compute, bit for bit:
   the written one the loop's prologue checks at run time (raising ``ShapeSpeculation``,
   after which ``sstad.jit`` compiles without speculation, where such runs are refused).
 """
-import contextlib
-import contextvars
-
 from sstad.ir import nodes as ir
 from sstad.ir.alias import shared_memory, versions
+from sstad.passes import Switch
 from sstad.passes.broadcasts import shape_classes
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot
@@ -109,18 +107,13 @@ class Run:
         self.apart = apart
 
 
-_ENABLED = contextvars.ContextVar("sstad_loop_fusion", default=True)
+_ENABLED = Switch("sstad_loop_fusion", default=True)
 
 
-@contextlib.contextmanager
 def fusing_loops(on=True):
     """Within it, code emitted for the numba backend has loop fusion ``on`` (to compare
     with and without it: tests, benchmarks)."""
-    token = _ENABLED.set(on)
-    try:
-        yield
-    finally:
-        _ENABLED.reset(token)
+    return _ENABLED(on)
 
 
 def module_runs(module):

@@ -23,18 +23,15 @@ only when the caller can rerun (``speculating()``), and only on modules that may
 twice: no effects other than checks, asserts and local lists, no writes into an
 argument's memory, no calls between functions.  It runs in the backend phase only, so no transform differentiates a check.
 """
-import contextlib
-import contextvars
-
 from sstad.ir import nodes as ir
 from sstad.ir.alias import shared_memory, written_memory
 from sstad.ir.clone import substitute
-from sstad.passes import register_pass
+from sstad.passes import Switch, register_pass
 from sstad.passes.broadcasts import shape_classes, shaped_like
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import lookup
 
-_ENABLED = contextvars.ContextVar("sstad_shape_speculation", default=False)
+_ENABLED = Switch("sstad_shape_speculation", default=False)
 
 
 def _repeatable(prim):
@@ -43,14 +40,9 @@ def _repeatable(prim):
     return prim.name in ("same_shape", "builtin.assert") or prim.name.startswith("list.")
 
 
-@contextlib.contextmanager
 def speculating(on=True):
     """Within it, the pass speculates: for a caller that reruns a call on ``ShapeSpeculation``."""
-    token = _ENABLED.set(on)
-    try:
-        yield
-    finally:
-        _ENABLED.reset(token)
+    return _ENABLED(on)
 
 
 def rerunnable(module):
