@@ -4,6 +4,7 @@ and binary rules end with ``unbroadcast(g, x)``.  Where shapes are known to agre
 scalar is used directly and ``unbroadcast`` is the identity:
 
     d = zeros_like(a) + s;  t = d * b      ->   t = s * b          (b shaped like a)
+    d = zeros_like(a) + e;  t = d * b      ->   t = e * b          (e an array, e.g. dout[:, None])
     unbroadcast(g, x)                      ->   g                  (g shaped like x)
 
 Shapes are compared symbolically: elementwise operations keep the shape of their array
@@ -111,12 +112,14 @@ def broadcasts(module) -> bool:
                 zeros.add(out)
             elif name == "op.add" and len(args) == 2:
                 for z, s in (args, args[::-1]):
-                    if z in zeros and isinstance(getattr(s, "type", None), A.Scalar) and same(z, out):
-                        filled[out] = s          # an array of one value, s, shaped like out
+                    if z in zeros and (isinstance(getattr(s, "type", None), A.Scalar) and same(z, out)
+                                       or _is_array(s) and s not in written):
+                        filled[out] = (s, z)     # s spread over z's shape (and s's own, if larger)
             elif name == "op.mul" and out not in written:
                 for f, b in (args, args[::-1]):
-                    s = filled.get(f)
-                    if s is not None and _is_array(b) and same(f, b) and b.type.dtype == out.type.dtype \
+                    s, z = filled.get(f, (None, None))
+                    # b shaped like z: s * b has the shape of broadcast(z, s) * b and its values
+                    if s is not None and _is_array(b) and same(z, b) and b.type.dtype == out.type.dtype \
                             and (getattr(s.type, "weak", False) or s.type.dtype == out.type.dtype):
                         stmt.args = [s, b]       # s * b: the same values, no array of ones
                         changed = True
