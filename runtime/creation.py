@@ -52,3 +52,4 @@ declare("array", reads_list=True)                     # of a list of arrays
 declare("empty", "empty_like", fresh=True)            # uninitialised memory: never merged
 
 declare("zeros_like", "ones_like", "empty_like", "full_like", shape_of=0)
+declare("zeros_like", "ones_like", "empty_like", "full_like", "zeros", "ones", "empty", "full", new_memory=True)

@@ -448,6 +448,8 @@ from sstad.runtime.primitive import declare, lowering, text_of  # noqa: E402
 declare("getitem", may_alias=True, multilinear=True)     # basic indexing gives a view
 declare("take", "take_along_axis", multilinear=True)
 declare("getitem", reads_list=True)                   # L[i] of a list
+declare("index_add", per_element="+=")
+declare("setitem", per_element="=")
 
 
 def _sort_numba(arg):

@@ -59,6 +59,10 @@ class Primitive:
         self.reads_list = False  # reads a run-time list's items (reverse mode keeps their adjoints)
         self.superlinear = False  # work grows faster than the result's size (matrix products,
                                   # linalg): reverse mode keeps the result rather than remake it
+        self.new_memory = False  # the result is memory no argument shares (zeros_like, copy)
+        self.per_element = None  # its form in a loop over the index (loop fusion), bit for bit:
+                                 # "value" (out[i] = f(a[i], ...)), "update" (a[i] op= b[i]),
+                                 # or the operator of ``x[index][i] op= v[i]`` ("+=", "=")
         if name in PRIMITIVES:
             raise ValueError(f"primitive {name!r} defined twice")
         PRIMITIVES[name] = self
@@ -102,7 +106,7 @@ def lowering(backend, *names):
 def declare(*names, **properties):
     """Declare properties of primitives: ``view``, ``may_alias``, ``multilinear``,
     ``shape_only`` (argument positions), ``effect``, ``fresh``, ``identity``, ``shape_of``, ``reads_list``,
-    ``superlinear``.
+    ``superlinear``, ``new_memory``, ``per_element``.
     A view may alias too.  A primitive with effects must have a type rule that does not
     run it (``by_prototype`` runs the implementation on stand-ins)."""
     for name in names:

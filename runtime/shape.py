@@ -291,6 +291,7 @@ declare("transpose", "reshape", "ravel", "swapaxes", "moveaxis", "expand_dims", 
         multilinear=True)
 
 declare("copy", shape_of=0)
+declare("copy", new_memory=True, per_element="value")
 declare("stack", "vstack", reads_list=True)            # of a list of arrays
 
 

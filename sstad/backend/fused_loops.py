@@ -1,7 +1,7 @@
 """Emit a ``loop_fusion`` run (``sstad/passes/loop_fusion.py``) as one loop over the
 index: values used only in the run are scalars, values read after it are filled into
 arrays allocated before it, in-place updates write one element per iteration."""
-from sstad.passes.loop_fusion import IN_PLACE, REGION
+from sstad.passes.loop_fusion import in_place, region_update
 from sstad.runtime import abstract as A
 from sstad.runtime.index import index_text
 
@@ -9,12 +9,12 @@ from sstad.runtime.index import index_text
 def emit_run(em, run, depth):
     """Write ``run`` with the emitter ``em`` (a ``FunctionEmitter``) at ``depth``."""
     for stmt in run.body:           # an update's result lives in the array it updates
-        if stmt.prim.name in IN_PLACE:
+        if in_place(stmt.prim):
             em.name.alias(stmt.outs[0], stmt.args[0])
     for check in run.checks:        # shape checks and views: they read no element
         em.source_comment(check, depth)
         em.stmt_Apply(check, depth)
-    local = {s.outs[0] for s in run.body if s.prim.name not in IN_PLACE}
+    local = {s.outs[0] for s in run.body if not in_place(s.prim)}
     for stmt in run.body:           # arrays the fusion pass wrote as expressions: computed once, here
         for a in stmt.args:
             if a in em.inlined and a not in local:
@@ -50,15 +50,15 @@ def emit_run(em, run, depth):
     for stmt in run.body:
         em.source_comment(stmt, depth + 1)
         out = stmt.outs[0]
-        if stmt.prim.name in REGION:
-            em.out(f"{regions[stmt]}[{i}] {REGION[stmt.prim.name]} {element(stmt.args[1])}", depth + 1)
+        if region_update(stmt.prim):
+            em.out(f"{regions[stmt]}[{i}] {region_update(stmt.prim)} {element(stmt.args[1])}", depth + 1)
             continue
         args = [element(a) for a in stmt.args]
         types = [A.Scalar(a.type.dtype) if isinstance(a.type, A.Array) else a.type for a in stmt.args]
         if stmt.prim.name == "iop.truediv":
             em.out(f"{args[0]} = np.true_divide({args[0]}, {args[1]})", depth + 1)
             continue
-        if stmt.prim.name in IN_PLACE:          # g[i] += e
+        if in_place(stmt.prim):          # g[i] += e
             em.out(em.backend.lower(stmt.prim)(args, stmt.params, types), depth + 1)
             continue
         if stmt.prim.name == "copy":

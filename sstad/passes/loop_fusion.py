@@ -32,10 +32,16 @@ from sstad.passes.broadcasts import shape_classes
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot
 
-ARITHMETIC = {"op.add", "op.sub", "op.mul", "op.truediv", "op.neg"}
-IN_PLACE = {"iop.add", "iop.sub", "iop.mul", "iop.truediv", "index_add", "setitem"}
-REGION = {"index_add": "+=", "setitem": "="}      # x[index] op= value
-FRESH = {"zeros_like", "ones_like", "empty_like", "full_like", "copy", "zeros", "ones", "empty", "full"}
+
+
+def in_place(prim):
+    """Updates its first argument (``g += e``, ``x[index] += v``): its result is that array."""
+    return prim.per_element not in (None, "value")
+
+
+def region_update(prim):
+    """``x[index] op= v``: the operator, or None."""
+    return prim.per_element if prim.per_element in ("+=", "=") else None
 
 
 def _float64(a):
@@ -103,7 +109,7 @@ class Run:
     def __init__(self, start, end, checks, body, escaping, length, apart):
         self.start, self.end = start, end
         self.checks, self.body, self.escaping, self.length = checks, body, escaping, length
-        self.regions = [s for s in body if s.prim.name in REGION]
+        self.regions = [s for s in body if region_update(s.prim)]
         self.apart = apart
 
 
@@ -189,7 +195,7 @@ class LoopRuns:
         if stmt.prim.name == "getitem":
             steps = basic_steps(stmt.params["index"], stmt.args)
             return ("view", stmt.args[0], steps) if steps is not None else ("other",)
-        if stmt.prim.name in FRESH or stmt.prim.ufunc and not stmt.prim.may_alias:
+        if stmt.prim.new_memory or stmt.prim.ufunc and not stmt.prim.may_alias:
             return ("new",)
         return ("other",)
 
@@ -279,7 +285,7 @@ class LoopRuns:
                 writes.append(write)
             body.append(stmt)
             self._learn(stmt, same, find, views)
-            if stmt.prim.name not in IN_PLACE:            # an update's result is the array it updates
+            if not in_place(stmt.prim):            # an update's result is the array it updates
                 local.add(stmt.outs[0])
             end = j + 1
         while checks and end > k and stmts[end - 1] is checks[-1] and self._view(checks[-1]):
@@ -289,7 +295,7 @@ class LoopRuns:
         for stmt in body:
             for a in stmt.args:
                 counts[a] = counts.get(a, 0) + 1
-        escaping = [s.outs[0] for s in body if s.prim.name not in IN_PLACE
+        escaping = [s.outs[0] for s in body if not in_place(s.prim)
                     and self.uses.get(s.outs[0], 0) > counts.get(s.outs[0], 0)]
         shared_temp = any(counts.get(s.outs[0], 0) > 1 for s in body)
         if len(body) < 2 or not (shared_temp or writes) or len(escaping) >= len(body):
@@ -299,8 +305,7 @@ class LoopRuns:
     def _statement(self, stmt, local, find, views, run_class):
         """(the shape class of ``stmt``'s operands, the accesses it reads, the one it
         writes or None), or None if it cannot be in a run of ``run_class``."""
-        name = stmt.prim.name
-        if name in REGION:
+        if region_update(stmt.prim):
             x, value = stmt.args[0], stmt.args[1]
             steps = basic_steps(stmt.params["index"], stmt.args)
             region = self._region_class(x, steps, find, views) if steps is not None else None
@@ -308,11 +313,11 @@ class LoopRuns:
                     or not (_vector(value) or _scalar(value)):
                 return None
             operands, write = [value], Access(x, steps, stmt)
-        elif name in ARITHMETIC or name in IN_PLACE or name == "copy":
+        elif stmt.prim.per_element is not None:
             if not _vector(stmt.outs[0]) or not all(_vector(a) or _scalar(a) for a in stmt.args):
                 return None
             operands, write, region = list(stmt.args), None, None
-            if name in IN_PLACE:
+            if in_place(stmt.prim):
                 if stmt.args[0] in local:
                     return None
                 write = Access(stmt.args[0], (), stmt)
