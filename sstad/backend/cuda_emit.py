@@ -246,7 +246,7 @@ for _name in _VIEWS:
 
 
 # --- what the device cannot run yet ----------------------------------------------------
-HOST = {"dim", "size", "list.new", "list.append", "builtin.len", "stop_gradient"}
+HOST = {"dim", "size", "list.new", "list.append", "builtin.len", "stop_gradient", "tape_nbytes"}
 
 
 def _has_array(stmt):

@@ -68,6 +68,18 @@ def test_loop_tape_lives_on_the_device():
                                rtol=1e-12)
 
 
+def test_checkpointed_loop_runs_on_the_device():
+    """A tape budget of two states: segments are rerun from checkpoints held on the device."""
+    def run(x, n):
+        for _ in range(n):
+            x = np.tanh(x) * 1.5
+        return np.sum(x * x)
+    x = rng.standard_normal(6)
+    g = sstad.grad(run, tape_budget=400)
+    np.testing.assert_allclose(sstad.jit(g, backend="cuda")(x, 7), sstad.grad(run, tape_budget=None)(x, 7),
+                               rtol=1e-12)
+
+
 def test_device_arrays_in_and_results_kept_on_the_device():
     x = rng.standard_normal((3, 4))
     on_device = sstad.jit(corpus.flip_if_negative, backend=CudaBackend(device_results=True))
