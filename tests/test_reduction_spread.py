@@ -80,3 +80,36 @@ def test_operands_that_may_broadcast_keep_the_copy():
     assert count(text, "zeros_like") == 1, text
     g = sstad.jit(sstad.grad(sum_axis0), backend="python")(X, Y[:1])
     np.testing.assert_allclose(g, np.cos(np.sum(X * Y[:1], axis=0)) * Y[:1] + 0 * X, rtol=1e-12)
+
+
+def row_squares(x, w):      # the GMM's rows: in the backward loop only the shape of the row
+    n = x.shape[0]          # sums is read (the check that main[:, k]'s cotangent has it)
+    out = np.zeros((n, w.shape[0]))
+    for k in range(w.shape[0]):
+        z = x * w[k]
+        out[:, k] = -0.5 * np.sum(z * z, axis=1)
+    return np.sum(np.exp(out))
+
+
+def col_maxima(x, w):
+    out = np.zeros((w.shape[0], x.shape[1]))
+    for k in range(w.shape[0]):
+        z = np.sin(x) * w[k]
+        out[k, :] = np.max(z * x, axis=0)
+    return np.sum(np.exp(out))
+
+
+W = RNG.normal(size=(2, 3))
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("f", [row_squares, col_maxima])
+def test_reduction_read_for_its_shape(f, backend):
+    check_grads(f, (X, W), modes=("rev", "fwd"), backend=backend)
+
+
+def test_reduction_read_for_its_shape_skips_the_product():
+    text = sstad.dump(sstad.grad(row_squares, argnums=(0, 1)), X, W, emit="numba")
+    sums = [line for line in text.splitlines() if "np.sum(" in line and "axis=1" in line
+            and not line.lstrip().startswith("#")]
+    assert len(sums) == 2 and any("np.sum(z_" in line for line in sums), text

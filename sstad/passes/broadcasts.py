@@ -132,3 +132,38 @@ def broadcasts(module) -> bool:
             changed = True
     return changed
 
+
+_REDUCTIONS = ("sum", "mean", "prod", "max", "min", "amax", "amin")
+
+
+def reduce_shape_sources(fn):
+    """A reduction whose result only gives a shape (``same_shape(r, v)``, ``unbroadcast(g,
+    r)``) reduces an operand of the elementwise value it was given, one of the same
+    shape and dtype: ``r = sum(z * z, axis=1)`` -> ``r = sum(z, axis=1)``, so the product
+    is not computed (``dce`` calls this, after ``shape_speculation`` has left checks)."""
+    shape = shape_classes(fn)
+    valued = set(fn.body.results)
+    producer = {}
+    for stmt in ir.walk(fn.body):
+        skip = stmt.prim.shape_only if isinstance(stmt, ir.Apply) else ()
+        valued.update(a for k, a in enumerate(ir.operands(stmt)) if k not in skip)
+        for region in ir.regions(stmt):
+            valued.update(region.results)
+        if isinstance(stmt, ir.Apply) and len(stmt.outs) == 1:
+            producer[stmt.outs[0]] = stmt
+    changed = False
+    for stmt in ir.walk(fn.body):
+        if not isinstance(stmt, ir.Apply) or stmt.prim.name not in _REDUCTIONS or not stmt.args \
+                or len(stmt.outs) != 1 or stmt.outs[0] in valued:
+            continue
+        a = stmt.args[0]
+        made = producer.get(a)
+        if made is None or not made.prim.ufunc or made.prim.mutates or a not in shape:
+            continue
+        for b in made.args:
+            if _is_array(b) and shape.get(b) == shape[a] and b.type.ndim == a.type.ndim \
+                    and b.type.dtype == a.type.dtype:
+                stmt.args = [b, *stmt.args[1:]]
+                changed = True
+                break
+    return changed

@@ -5,10 +5,13 @@ into an argument (the caller sees them) or are marked ``keep`` (the reverse swee
 restores), applications of primitives declared with an ``effect`` (a barrier, a
 collective, unseen code; not those that only make a ``fresh`` object), and whatever a
 live value needs.  A loop-carried value whose final value and parameter are both dead
-is dropped with its init and body result; likewise unused ``If`` outputs.
+is dropped with its init and body result; likewise unused ``If`` outputs.  A reduction
+read only for its shape reduces a cheaper operand of the same shape first
+(``broadcasts.reduce_shape_sources``), so what it was given may die.
 """
 from sstad.ir import nodes as ir
 from sstad.passes import register_pass
+from sstad.passes.broadcasts import reduce_shape_sources
 
 
 def _effect_needed(stmt, function, producer):
@@ -130,4 +133,8 @@ def dead_code_elimination(module) -> bool:
     for fn in module.functions:
         live, effects = _mark(fn)
         changed |= _sweep(fn.body, live, effects, _impure(fn.body, effects))
+        if reduce_shape_sources(fn):             # a reduction read for its shape only
+            live, effects = _mark(fn)
+            _sweep(fn.body, live, effects, _impure(fn.body, effects))
+            changed = True
     return changed
