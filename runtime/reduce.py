@@ -126,3 +126,4 @@ def cumprod_pullback(x, dout):
 from sstad.runtime.primitive import declare  # noqa: E402
 
 declare("sum", "mean", "cumsum", multilinear=True)
+declare("sum", "mean", "prod", "max", "min", "amax", "amin", reduction=True)

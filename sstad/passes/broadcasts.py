@@ -133,9 +133,6 @@ def broadcasts(module) -> bool:
     return changed
 
 
-_REDUCTIONS = ("sum", "mean", "prod", "max", "min", "amax", "amin")
-
-
 def reduce_shape_sources(fn):
     """A reduction whose result only gives a shape (``same_shape(r, v)``, ``unbroadcast(g,
     r)``) reduces an operand of the elementwise value it was given, one of the same
@@ -153,7 +150,7 @@ def reduce_shape_sources(fn):
             producer[stmt.outs[0]] = stmt
     changed = False
     for stmt in ir.walk(fn.body):
-        if not isinstance(stmt, ir.Apply) or stmt.prim.name not in _REDUCTIONS or not stmt.args \
+        if not isinstance(stmt, ir.Apply) or not stmt.prim.reduction or not stmt.args \
                 or len(stmt.outs) != 1 or stmt.outs[0] in valued:
             continue
         a = stmt.args[0]
