@@ -57,11 +57,14 @@ def test_while_loop_reads_back_only_its_condition():
     np.testing.assert_allclose(sstad.jit(damp, backend="cuda")(x, 0.5, 0.1), damp(x, 0.5, 0.1), rtol=1e-14)
 
 
+def _tanh_steps(x, n):
+    for _ in range(n):
+        x = np.tanh(x) * 1.5
+    return np.sum(x * x)
+
+
 def test_loop_tape_lives_on_the_device():
-    def run(x, n):
-        for _ in range(n):
-            x = np.tanh(x) * 1.5
-        return np.sum(x * x)
+    run = _tanh_steps
     x = rng.standard_normal(6)
     g = sstad.grad(run)
     np.testing.assert_allclose(sstad.jit(g, backend="cuda")(x, 3), sstad.jit(g, backend="python")(x, 3),
@@ -70,10 +73,7 @@ def test_loop_tape_lives_on_the_device():
 
 def test_checkpointed_loop_runs_on_the_device():
     """A tape budget of two states: segments are rerun from checkpoints held on the device."""
-    def run(x, n):
-        for _ in range(n):
-            x = np.tanh(x) * 1.5
-        return np.sum(x * x)
+    run = _tanh_steps
     x = rng.standard_normal(6)
     g = sstad.grad(run, tape_budget=400)
     np.testing.assert_allclose(sstad.jit(g, backend="cuda")(x, 7), sstad.grad(run, tape_budget=None)(x, 7),
