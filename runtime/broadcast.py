@@ -115,7 +115,7 @@ def same_shape(a, b):
 
 Primitive("same_shape", same_shape, lambda avals, params: A.Scalar(np.dtype(np.bool_), weak=True),
           emit_call("rt.broadcast.same_shape"))
-declare("same_shape", effect=True, nondiff=True, shape_only={0, 1})    # kept where it is; reads shapes only
+declare("same_shape", effect=True, nondiff=True, shape_only={0, 1}, repeatable=True)    # kept where it is; reads shapes only
 
 
 # --- np.where of arrays in compiled code ---------------------------------------------

@@ -54,14 +54,17 @@ def _pop(lst):
     return lst
 
 
-def _pop_infer(avals, params):
-    if not isinstance(avals[0], A.ListOf):
-        raise TypeError(f"pop of a {avals[0]}")
-    return avals[0]
+def same_list(op):
+    """The type rule of a list method whose result is the list it changes (``pop``, ``clear``)."""
+    def infer(avals, params):
+        if not isinstance(avals[0], A.ListOf):
+            raise TypeError(f"{op} of a {avals[0]}")
+        return avals[0]
+    return infer
 
 
 # ``L.pop()`` is ``L[-1]`` then this: the list without its last item
-Primitive("list.pop", _pop, _pop_infer, lambda args, params, avals: f"{args[0]}.pop()", mutates=True)
+Primitive("list.pop", _pop, same_list("pop"), lambda args, params, avals: f"{args[0]}.pop()", mutates=True)
 # ``list(L)``: a copy (the reverse sweep tapes lists that shrink in a loop this way)
 Primitive("list.copy", list, lambda avals, params: avals[0], emit_call("list"))
 
@@ -125,7 +128,7 @@ def stacked_emit(fname):
 
 from sstad.runtime.primitive import declare  # noqa: E402
 
-declare("list.new", "list.append", "list.pop", effect=True)       # a new, growing object each time
+declare("list.new", "list.append", "list.pop", effect=True, repeatable=True)       # a new, growing object each time
 declare("list.new", fresh=True)                       # only a new object: dropped when unused
 declare("list.copy", fresh=True)                      # a new list: never merged with another copy
 declare("builtin.sum", may_alias=True)

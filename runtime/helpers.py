@@ -232,4 +232,4 @@ def _assert(condition, message, at=None):
 
 
 Primitive("builtin.assert", _assert, lambda avals, params: A.Scalar(np.dtype(np.bool_), weak=True), _assert_emit)
-declare("builtin.assert", effect=True, nondiff=True)     # kept, never moved, no derivative
+declare("builtin.assert", effect=True, nondiff=True, repeatable=True)     # kept, never moved, no derivative

@@ -60,6 +60,8 @@ class Primitive:
         self.superlinear = False  # work grows faster than the result's size (matrix products,
                                   # linalg): reverse mode keeps the result rather than remake it
         self.new_memory = False  # the result is memory no argument shares (zeros_like, copy)
+        self.repeatable = False  # an effect a second run of the function repeats harmlessly
+                                 # (a check; work on a list the function made)
         self.reduction = False   # reduces its first argument over ``axis``: the result's shape
                                  # follows from that argument's shape and the parameters
         self.per_element = None  # its form in a loop over the index (loop fusion), bit for bit:
@@ -108,7 +110,7 @@ def lowering(backend, *names):
 def declare(*names, **properties):
     """Declare properties of primitives: ``view``, ``may_alias``, ``multilinear``,
     ``shape_only`` (argument positions), ``effect``, ``fresh``, ``identity``, ``shape_of``, ``reads_list``,
-    ``superlinear``, ``new_memory``, ``per_element``, ``reduction``.
+    ``superlinear``, ``new_memory``, ``per_element``, ``reduction``, ``repeatable``.
     A view may alias too.  A primitive with effects must have a type rule that does not
     run it (``by_prototype`` runs the implementation on stand-ins)."""
     for name in names:

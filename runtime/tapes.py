@@ -6,6 +6,7 @@ what one pushed value costs, so the forward loop can count its tape's bytes.
 from numba.extending import overload
 
 from sstad.runtime import abstract as A
+from sstad.runtime.containers import same_list
 from sstad.runtime.primitive import Primitive, declare
 
 
@@ -14,14 +15,8 @@ def _clear(lst):
     return lst
 
 
-def _clear_infer(avals, params):
-    if not isinstance(avals[0], A.ListOf):
-        raise TypeError(f"clear of a {avals[0]}")
-    return avals[0]
-
-
 # ``del L[:]``, not ``L.clear()``: Numba's reflected-list clear keeps its items' references
-Primitive("list.clear", _clear, _clear_infer, lambda args, params, avals: f"del {args[0]}[:]", mutates=True)
+Primitive("list.clear", _clear, same_list("clear"), lambda args, params, avals: f"del {args[0]}[:]", mutates=True)
 
 
 HEADER = 128      # an array's object, or Numba's meminfo and list slot, besides its data
@@ -42,4 +37,4 @@ def _nbytes_infer(avals, params):
 
 
 Primitive("tape_nbytes", tape_nbytes, _nbytes_infer, lambda args, params, avals: f"rt.tape_nbytes({args[0]})")
-declare("list.clear", effect=True)
+declare("list.clear", effect=True, repeatable=True)

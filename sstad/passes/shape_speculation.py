@@ -34,12 +34,6 @@ from sstad.runtime.primitive import lookup
 _ENABLED = Switch("sstad_shape_speculation", default=False)
 
 
-def _repeatable(prim):
-    """An effect that running a function twice repeats harmlessly: a check, or work on a
-    run-time list (always one the function made: arguments' lists arrive as leaves)."""
-    return prim.name in ("same_shape", "builtin.assert") or prim.name.startswith("list.")
-
-
 def speculating(on=True):
     """Within it, the pass speculates: for a caller that reruns a call on ``ShapeSpeculation``."""
     return _ENABLED(on)
@@ -49,7 +43,7 @@ def rerunnable(module):
     """May a call of ``module`` run again after a failed check: no effects but checks,
     asserts and local lists, no write into memory an argument may share, no calls?"""
     for fn in module.functions:
-        if any(isinstance(s, ir.Apply) and s.prim.effect and not _repeatable(s.prim)
+        if any(isinstance(s, ir.Apply) and s.prim.effect and not s.prim.repeatable
                for s in ir.walk(fn.body)):
             return False
         arguments = shared_memory(fn.body, *(p for p in fn.body.params if isinstance(p.type, A.Array)))
