@@ -11,13 +11,17 @@ from sstad.runtime.composites import composite
 from sstad.runtime.index import index_add
 
 
-def _plain(name, out, where=True, initial=None):
+def _plain(name, out, where=True, initial=None, dtype=None):
+    """Refuse the parameters these methods do not handle (``dtype`` only where the
+    method's reduction takes none)."""
     if out is not None:
         raise NotImplementedError(f"np.{name}: out= is not supported; use the returned array")
     if np.ndim(where) > 0 or not where:
         raise NotImplementedError(f"np.{name}: where= is not supported; use np.where on the input")
     if initial is not None:
         raise NotImplementedError(f"np.{name}: initial= is not supported; combine it with the result")
+    if dtype is not None:
+        raise NotImplementedError(f"np.{name}: dtype= is not supported; convert with .astype first")
 
 
 @composite(np.add.reduce)
@@ -37,18 +41,14 @@ def multiply_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial
 @composite(np.maximum.reduce)
 def maximum_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
     """np.maximum.reduce: np.max along ``axis`` (0 by default)."""
-    _plain("maximum.reduce", out, where, initial)
-    if dtype is not None:
-        raise NotImplementedError("np.maximum.reduce: dtype= is not supported; convert with .astype first")
+    _plain("maximum.reduce", out, where, initial, dtype)
     return np.max(array, axis=axis, keepdims=keepdims)
 
 
 @composite(np.minimum.reduce)
 def minimum_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
     """np.minimum.reduce: np.min along ``axis`` (0 by default)."""
-    _plain("minimum.reduce", out, where, initial)
-    if dtype is not None:
-        raise NotImplementedError("np.minimum.reduce: dtype= is not supported; convert with .astype first")
+    _plain("minimum.reduce", out, where, initial, dtype)
     return np.min(array, axis=axis, keepdims=keepdims)
 
 
@@ -56,9 +56,7 @@ def minimum_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=
 def logaddexp_reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
     """np.logaddexp.reduce: log(sum(exp(array))) along ``axis`` (0 by default), as
     scipy.special.logsumexp computes it."""
-    _plain("logaddexp.reduce", out, where, initial)
-    if dtype is not None:
-        raise NotImplementedError("np.logaddexp.reduce: dtype= is not supported; convert with .astype first")
+    _plain("logaddexp.reduce", out, where, initial, dtype)
     return sc.logsumexp(array, axis=axis, keepdims=keepdims)
 
 

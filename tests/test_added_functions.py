@@ -145,3 +145,18 @@ def reduce_with_where(x):
 def test_a_ufunc_method_parameter_it_does_not_take_is_refused_by_name():
     with pytest.raises(SstadError, match=r"test_added_functions.py:\d+:.*np.add.reduce: where= is not supported"):
         sstad.jit(reduce_with_where, backend="python")(np.ones(3))
+
+
+def max_reduce_with_dtype(x):
+    return np.maximum.reduce(x, 0, np.float32)
+
+
+def logaddexp_reduce_with_dtype(x):
+    return np.logaddexp.reduce(x, dtype=np.float32)
+
+
+@pytest.mark.parametrize("fn, name", [(max_reduce_with_dtype, "maximum"), (logaddexp_reduce_with_dtype, "logaddexp")])
+def test_dtype_of_a_reduce_that_takes_none_is_refused_by_name(fn, name):
+    """NumPy accepts dtype= (positional third or keyword); these reductions do not cast."""
+    with pytest.raises(SstadError, match=rf"test_added_functions.py:\d+:.*np.{name}.reduce: dtype= is not supported"):
+        sstad.jit(fn, backend="python")(np.ones(3))

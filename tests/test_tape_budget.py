@@ -16,21 +16,14 @@ import store_cases as sc
 from fd import check_gradient
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from tape_budget import euler  # noqa: E402  (the benchmark's Euler loop)
+
 rng = np.random.default_rng(13)
 X = np.array([0.3, -0.8, 0.5, 1.1, -0.2])
 W = 0.7
 # 5 float64 per iteration (40 bytes + a header): one or a few iterations per segment
 TINY = [100, 700]
-
-
-def euler(y0, k, steps):
-    y = y0.copy()
-    t = 0.0
-    dt = 1.0 / steps
-    while t < 1.0 - 0.5 * dt:
-        y = y + dt * (-k * y + np.sin(t))
-        t = t + dt
-    return np.sum(y * y)
 
 
 def matrix_for(x, w):
