@@ -20,3 +20,4 @@ from sstad.runtime import special  # noqa: F401  (scipy.special primitives, emit
 # first calls a function sstad has no definition of (composites.definition_of)
 from sstad.runtime import bessel  # noqa: F401  (Bessel functions, emitted as rt.bessel.*)
 from sstad.runtime import ufunc_loops  # noqa: F401  (NumPy's inner loops, emitted as rt.ufunc_loops.*)
+from sstad.runtime import svml  # noqa: F401  (SVML sin/cos in compiled loops, emitted as rt.svml.*)

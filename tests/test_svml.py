@@ -1,0 +1,119 @@
+"""SVML's sin and cos in compiled loops (runtime/svml.py): within 1 ulp of the correctly
+rounded result, the same for an element wherever it sits, vectorised inside a fused
+expression, and differentiated like np.sin on both backends."""
+import numba
+import numpy as np
+import pytest
+
+import sstad
+from sstad import runtime as rt
+from sstad.runtime import svml
+from sstad.testing import check_grads
+
+needs_svml = pytest.mark.skipif(not svml.AVAILABLE, reason="intel-cmplr-lib-rt's libsvml.so is not loaded")
+
+SPECIAL = np.array([0.0, -0.0, 5e-324, -5e-324, 1e-310, -2.2e-308, 1e-20, 0.5, 1.0, np.pi / 2, np.pi,
+                    -np.pi, 710.0, 1e22, -1e22, 2.0 ** 1023, 1.7976931348623157e308, -1.7976931348623157e308,
+                    np.inf, -np.inf, np.nan])
+
+
+def sample():
+    """Random values at every scale (tiny to huge, both signs) and the special values."""
+    rng = np.random.default_rng(7)
+    scales = 10.0 ** rng.uniform(-320, 308, 100_000) * rng.choice([-1.0, 1.0], 100_000)
+    return np.concatenate([rng.uniform(-10, 10, 200_000), rng.uniform(-1e6, 1e6, 50_000), scales, SPECIAL])
+
+
+@numba.njit
+def sin_cos(x):
+    return rt.svml.sin(x), rt.svml.cos(x)
+
+
+@numba.njit
+def fused(x):
+    return rt.svml.sin(x) + x * rt.svml.cos(x)
+
+
+def ulps(got, reference):
+    """|got - reference| in units of the float64 spacing at the reference (long double)."""
+    spacing = np.spacing(np.abs(reference).astype(np.float64)).astype(np.longdouble)
+    return np.abs((got.astype(np.longdouble) - reference) / spacing)
+
+
+@needs_svml
+@pytest.mark.parametrize("name", svml.NAMES)
+def test_within_one_ulp_of_correctly_rounded(name):
+    if np.finfo(np.longdouble).nmant < 63:
+        pytest.skip("long double is no wider than double here: no reference")
+    x = sample()
+    got = dict(zip(svml.NAMES, sin_cos(x)))[name]
+    with np.errstate(invalid="ignore"):
+        reference = getattr(np, name)(x.astype(np.longdouble))     # 11 more bits than float64
+        numpy = getattr(np, name)(x)
+    finite = np.isfinite(reference)
+    worst = ulps(got[finite], reference[finite]).max()
+    assert worst <= 1.0, f"{name}: {worst} ulp"
+    # non-finite where NumPy's is (NaN for +-inf and NaN; the NaN's sign bit may differ)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(numpy))
+    # signed zeros and tiny arguments: sin(x) is x itself, cos(x) is 1
+    tiny = (np.abs(x) < 1e-20)
+    np.testing.assert_array_equal(got[tiny], x[tiny] if name == "sin" else np.ones(tiny.sum()), strict=True)
+    assert np.array_equal(np.signbit(got[tiny]), np.signbit(numpy[tiny]))
+
+
+@needs_svml
+def test_an_element_gives_the_same_wherever_it_sits():
+    """The vectorised body, the remainder and strided loops all give SVML's result."""
+    x = sample()[:40_003]
+    whole = sin_cos(x)
+    at = np.arange(x.size)
+    views = (lambda a: a[:1], lambda a: a[:3], lambda a: a[5:12], lambda a: a[1::3],
+             lambda a: a[:40_000].reshape(200, 200, order="F"), lambda a: a[:40_000].reshape(200, 200)[:, ::7],
+             lambda a: a[:40_000].reshape(200, 200).T)
+    for view in views:
+        assert np.shares_memory(view(x), x)
+        for got, want in zip(sin_cos(view(x)), whole):
+            np.testing.assert_array_equal(got, want[view(at)])
+    one_by_one = np.array([sin_cos(x[k:k + 1])[0][0] for k in range(300)])
+    np.testing.assert_array_equal(one_by_one, whole[0][:300])
+
+
+@needs_svml
+def test_fused_expression_calls_the_vector_routine():
+    x = np.linspace(-3, 3, 1001)
+    np.testing.assert_allclose(fused(x), np.sin(x) + x * np.cos(x), rtol=0, atol=4e-15)
+    assembly = fused.inspect_asm(fused.signatures[0])
+    widest = max(svml.vector_widths())
+    for name in svml.NAMES:
+        assert f"__svml_{name}{widest}{svml.ACCURACY}" in assembly, name
+
+
+def test_vector_widths_follow_the_cpu_numba_compiles_for(monkeypatch):
+    assert 2 in svml.vector_widths()
+    monkeypatch.setattr(numba.config, "CPU_NAME", "generic")
+    assert svml.vector_widths() == (2,)
+
+
+def sin_times_x(x):
+    return np.sum(np.sin(x) * x + np.cos(2.0 * x))
+
+
+def sin_of_scalar(s):
+    return np.sin(s) * s
+
+
+def test_numba_backend_routes_float64_arrays_only():
+    x = np.linspace(-2, 2, 7)
+    text = sstad.dump(sstad.grad(sin_times_x), x, emit="numba")
+    assert ("rt.svml.sin(" in text and "rt.svml.cos(" in text) == svml.AVAILABLE
+    assert "rt.svml" not in sstad.dump(sstad.grad(sin_times_x), x, emit="python")
+    assert "rt.svml" not in sstad.dump(sin_times_x, x.astype(np.float32), emit="numba")   # NumPy's SIMD loop
+    assert "rt.svml" not in sstad.dump(sin_of_scalar, 0.5, emit="numba")
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_gradient_matches_finite_differences(backend):
+    x = np.random.default_rng(2).uniform(-4, 4, 37)
+    check_grads(sin_times_x, (x,), modes=("fwd", "rev"), backend=backend)
+    got = sstad.jit(sstad.grad(sin_times_x), backend=backend)(x)
+    np.testing.assert_allclose(got, np.sin(x) + x * np.cos(x) - 2 * np.sin(2 * x), rtol=1e-14, atol=1e-14)
