@@ -1,6 +1,10 @@
 """SVML's sin and cos in compiled loops (runtime/svml.py): within 1 ulp of the correctly
 rounded result, the same for an element wherever it sits, vectorised inside a fused
 expression, and differentiated like np.sin on both backends."""
+import os
+import subprocess
+import sys
+
 import numba
 import numpy as np
 import pytest
@@ -117,3 +121,37 @@ def test_gradient_matches_finite_differences(backend):
     check_grads(sin_times_x, (x,), modes=("fwd", "rev"), backend=backend)
     got = sstad.jit(sstad.grad(sin_times_x), backend=backend)(x)
     np.testing.assert_allclose(got, np.sin(x) + x * np.cos(x) - 2 * np.sin(2 * x), rtol=1e-14, atol=1e-14)
+
+
+RUN_WITH_OR_WITHOUT_SVML = """
+import importlib.metadata, sys
+import numpy as np
+if sys.argv[1] == "without":          # as if intel-cmplr-lib-rt were not installed
+    found = importlib.metadata.distribution
+    def distribution(name):
+        if name == "intel-cmplr-lib-rt":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return found(name)
+    importlib.metadata.distribution = distribution
+import sstad
+from sstad.runtime import svml
+def f(x):
+    return np.sum(np.sin(x) * x)
+x = np.linspace(-3.0, 3.0, 101)
+got = sstad.jit(sstad.grad(f), backend="numba")(x)
+assert svml.AVAILABLE == (sys.argv[1] == "with"), svml.AVAILABLE
+np.testing.assert_allclose(got, np.sin(x) + x * np.cos(x), rtol=0, atol=1e-15)
+"""
+
+
+@needs_svml
+def test_disk_cache_written_with_svml_serves_a_process_without_it(tmp_path):
+    """Code that calls SVML, read from the disk cache where the library is not loaded,
+    would jump to a null address: the cache key says whether SVML was loaded."""
+    script = tmp_path / "run.py"
+    script.write_text(RUN_WITH_OR_WITHOUT_SVML)
+    env = dict(os.environ, SSTAD_CACHE_DIR=str(tmp_path / "cache"))
+    for which in ("with", "without", "with"):
+        run = subprocess.run([sys.executable, str(script), which], env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, (which, run.returncode, run.stderr[-2000:])

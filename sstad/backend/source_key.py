@@ -99,7 +99,8 @@ def _package_digest():
     modification time, as Python's bytecode cache checks them) and the toolchain's
     versions; once per process."""
     if not _package:
-        lines = [f"{sys.version} {np.__version__} {numba.__version__} {sstad.__version__}"]
+        lines = [f"{sys.version} {np.__version__} {numba.__version__} {sstad.__version__}",
+                 f"svml {sstad.runtime.svml.AVAILABLE}"]     # emitted code calls SVML only where it loads
         for root in _PACKAGE_ROOTS:
             lines.extend(_stats(root))
         _package.append(hashlib.sha256("\n".join(lines).encode()).hexdigest())
