@@ -43,7 +43,12 @@ ACCURACY = "_ha"       # SVML's high-accuracy routines (<= 1 ulp)
 
 def library_paths():
     """``libintlc.so.5`` (SVML's CPU dispatch) and ``libsvml.so`` from the
-    ``intel-cmplr-lib-rt`` wheel, or None where it is not installed."""
+    ``intel-cmplr-lib-rt`` wheel, or None where it is not installed.
+
+    >>> paths = library_paths()
+    >>> paths is None or [p.name for p in paths] == ["libintlc.so.5", "libsvml.so"]
+    True
+    """
     try:
         files = importlib.metadata.distribution("intel-cmplr-lib-rt").files or ()
     except importlib.metadata.PackageNotFoundError:
@@ -56,7 +61,11 @@ def vector_widths():
     """The vector widths whose calling convention compiled code shares with SVML: 2
     doubles in an SSE register (every x86-64 CPU), 4 in an AVX one where Numba compiles
     for a host that has AVX.  (8, AVX-512, is left out: LLVM passes 512-bit vectors in
-    two halves where it prefers 256-bit ones, as on most AVX-512 CPUs.)"""
+    two halves where it prefers 256-bit ones, as on most AVX-512 CPUs.)
+
+    >>> 2 in vector_widths()
+    True
+    """
     if numba.config.CPU_NAME or numba.config.CPU_FEATURES:
         return (2,)
     return (2, 4) if llvm.get_host_cpu_features().get("avx") else (2,)
