@@ -17,10 +17,10 @@ rounded result (measured here: 0.52 ulp at most, libm 0.52); they differ from li
 (NumPy's, the python backend's) in about 0.2 % of elements, by 1 ulp.  ``sin(+-inf)`` is
 NaN with another sign bit than libm's.  ``tests/test_svml.py`` checks the bound.
 
-The library comes from the ``intel-cmplr-lib-rt`` wheel (x86-64 Linux).  Without it, on
-another machine, or when Numba compiles for a CPU named by ``NUMBA_CPU_NAME`` (the vector
-routines' calling convention needs the vector registers the host has), :data:`AVAILABLE` is
-False and the numba backend keeps Numba's own ``np.sin``.
+The library comes from the ``intel-cmplr-lib-rt`` wheel (x86-64 Linux).  Without it, or on
+another platform, :data:`AVAILABLE` is False and the numba backend keeps Numba's own
+``np.sin``.  The 4-wide routine takes its argument in an AVX register, so it is named only
+where Numba compiles for the host and the host has AVX (:func:`vector_widths`).
 """
 import importlib.metadata
 import platform
