@@ -165,18 +165,29 @@ def emitted_functions(source):
 
 def numba_source(source, function_names):
     """The module with its functions compiled by Numba.  Outlined parts and kernels
-    (marked by the emitter) are called by symbol (``sstad/backend/numba_linking.py``)."""
+    (marked by the emitter) are called by symbol, and code without loops that only
+    sequences calls is optimised less (``sstad/backend/numba_linking.py``)."""
     # Numba's disk cache cannot reload recursive functions (the second process to load
     # one crashes): a module with recursion is compiled afresh in each process.
     cache = not _recursive(source, function_names)
-    callees = {name: "callee" if mark == CALLEE_MARK else "glue"
+    options = {name: ", callee=True" if mark == CALLEE_MARK else ", callee=True, glue=True"
                for mark, name in re.findall(rf"^({CALLEE_MARK}|{GLUE_MARK})\ndef (\w+)\(", source, re.M)}
-    if not callees:
+    if not options:
         return source + "\n\nimport numba  # noqa: E402\n" + "".join(
             f"{name} = numba.njit(cache={cache})({name})\n" for name in function_names)
+    for name in set(function_names) - set(options):
+        if _calls_its_parts(source, name):
+            options[name] = ", glue=True"
     return source + "\n\nfrom sstad.backend.numba_linking import jit  # noqa: E402\n" + "".join(
-        f"{name} = jit({name}, cache={cache}{f', {callees[name]}=True' if name in callees else ''})\n"
-        for name in function_names)
+        f"{name} = jit({name}, cache={cache}{options.get(name, '')})\n" for name in function_names)
+
+
+def _calls_its_parts(source, name):
+    """Is ``name`` a function whose body was outlined (it calls ``name_part1``, ...) and
+    that holds no loop of its own?  Its code is calls of the parts, and branches."""
+    body = re.search(rf"^def {name}\(.*?(?=^\S|\Z)", source, re.S | re.M).group(0)
+    return (re.search(rf"\b{name}_part[0-9]+\(", body) is not None
+            and re.search(r"^\s+(for|while) ", body, re.M) is None)
 
 
 def _recursive(source, function_names):

@@ -6,8 +6,10 @@ of them compiled the same few dozen expressions (``v0 * v1``, ``v0 + v1``, ``-v0
 and over.  The emitter writes an expression that occurs more than once as a call of a
 module-level function, its variables as parameters and its constants kept in the body
 (folded into the loop as before), so Numba compiles each distinct expression once per
-argument types and the calling function holds a call.  Inside loops the expressions stay
-where they are: a call per iteration costs run time on small arrays, and a loop body is
+argument types and the calling function holds a call.  An in-place update of an array
+(``g += e``, which Numba also lowers as a loop of its own at each site) is shared the same
+way, as a function whose body is the update.  Inside loops the expressions stay where
+they are: a call per iteration costs run time on small arrays, and a loop body is
 compiled once however many times it runs.
 """
 from __future__ import annotations
@@ -37,12 +39,20 @@ class Kernels:
     def call(self, text):
         """A placeholder for the expression ``text``, replaced by :meth:`resolve` with a
         call of its kernel or with ``text`` itself."""
-        tree = ast.parse(text, mode="eval")
+        return self._site(text, "eval", "return ")
+
+    def update(self, text):
+        """A placeholder for the statement ``text`` (an in-place update of an array), as
+        :meth:`call` for an expression."""
+        return self._site(text, "exec", "")
+
+    def _site(self, text, mode, keyword):
+        tree = ast.parse(text, mode=mode)
         params = {}                    # local name -> parameter, in reading order
         _Parametrise(self.module_names, params).visit(tree)
         if not params:
             return text
-        body = ast.unparse(tree)
+        body = keyword + ast.unparse(tree)
         self.sites.append((text, body, list(params)))
         self.uses[body] += 1
         return f"{_SITE}{len(self.sites) - 1}{_SITE}"
@@ -56,7 +66,7 @@ class Kernels:
             if self.uses[body] > 1 and body not in names:
                 names[body] = self._fresh_name()
                 params = ", ".join(f"v{k}" for k in range(len(args)))
-                definitions.append(f"\n\n{CALLEE_MARK}\ndef {names[body]}({params}):\n    return {body}\n")
+                definitions.append(f"\n\n{CALLEE_MARK}\ndef {names[body]}({params}):\n    {body}\n")
 
         def site(match):
             text, body, args = self.sites[int(match.group(1))]

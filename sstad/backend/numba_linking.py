@@ -54,34 +54,74 @@ class SymbolLibrary(JITCodeLibrary):
         return (self.name, "object", (self._get_compiled_object(), linkable.as_bitcode()))
 
 
-class GlueLibrary(SymbolLibrary):
-    """A straight-line part's code: LLVM's -O1 module passes instead of -O3."""
+class _StraightLine:
+    """Code without loops: LLVM's -O1 module passes instead of -O3, and machine code from
+    a target machine at -O0 instead of the JIT's -O3."""
 
     def _optimize_final_module(self):
         passes, builder = self._codegen._module_pass_manager(opt=1, loop_vectorize=False, slp_vectorize=False)
         passes.run(self._final_module, builder)
 
+    def _finalize_specific(self):
+        # The JIT asks its object cache for a module's code before it compiles the module
+        # (JITCodeLibrary._object_getbuffer_hook): the code made here is what it loads.
+        self._object = self._compiled_object = _glue_machine(self._codegen).emit_object(self._final_module)
+        super()._finalize_specific()
 
-@register_pass(mutates_CFG=False, analysis_only=False)
-class _UseGlueLibrary(FunctionPass):
-    """Lower the function into a :class:`GlueLibrary` (Numba makes its library when it lowers)."""
-    _name = "sstad_glue_library"
-
-    def __init__(self):
-        FunctionPass.__init__(self)
-
-    def run_pass(self, state):
-        state.library = GlueLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
-        state.library.enable_object_caching()
-        return False
+    def _get_compiled_object(self):
+        return self._object          # for the disk cache; the JIT's hook took _compiled_object
 
 
-class _GlueCompiler(Compiler):
-    def define_pipelines(self):
-        pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
-        pipeline.add_pass_after(_UseGlueLibrary, NopythonTypeInference)
-        pipeline.finalize()
-        return [pipeline]
+class GlueLibrary(_StraightLine, SymbolLibrary):
+    """A straight-line part's code, called by symbol."""
+
+
+class GlueEntryLibrary(_StraightLine, JITCodeLibrary):
+    """The code of a function that calls its outlined parts (and has no loop of its own)."""
+
+
+_glue_machines = {}
+
+
+def _glue_machine(codegen):
+    """The JIT's target machine (the same CPU, features, relocation and code model) at
+    -O0: fast instruction selection and register allocation."""
+    if codegen not in _glue_machines:
+        options = dict(opt=0)
+        codegen._customize_tm_options(options)
+        _glue_machines[codegen] = ll.Target.from_triple(ll.get_process_triple()).create_target_machine(**options)
+    return _glue_machines[codegen]
+
+
+def _library_pass(library_class, name):
+    """A pipeline pass that lowers the function into a ``library_class`` (Numba makes
+    its library when it lowers)."""
+
+    class UseLibrary(FunctionPass):
+        _name = name
+
+        def __init__(self):
+            FunctionPass.__init__(self)
+
+        def run_pass(self, state):
+            state.library = library_class(state.targetctx.codegen(), state.func_id.func_qualname)
+            state.library.enable_object_caching()
+            return False
+    return register_pass(mutates_CFG=False, analysis_only=False)(UseLibrary)
+
+
+def _compiler(library_pass):
+    class StraightLineCompiler(Compiler):
+        def define_pipelines(self):
+            pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
+            pipeline.add_pass_after(library_pass, NopythonTypeInference)
+            pipeline.finalize()
+            return [pipeline]
+    return StraightLineCompiler
+
+
+_GlueCompiler = _compiler(_library_pass(GlueLibrary, "sstad_glue_library"))
+_GlueEntryCompiler = _compiler(_library_pass(GlueEntryLibrary, "sstad_glue_entry_library"))
 
 
 class _Dispatcher(CPUDispatcher):
@@ -90,10 +130,11 @@ class _Dispatcher(CPUDispatcher):
 
     def __init__(self, py_func, cache, callee, glue):
         options = {"nopython": True, "boundscheck": None}
-        if callee or glue:
+        if callee:
             options.update(no_cpython_wrapper=True, no_cfunc_wrapper=True)
-        super().__init__(py_func, targetoptions=options, pipeline_class=_GlueCompiler if glue else Compiler)
-        self.callee = callee or glue
+        pipeline = (_GlueCompiler if callee else _GlueEntryCompiler) if glue else Compiler
+        super().__init__(py_func, targetoptions=options, pipeline_class=pipeline)
+        self.callee = callee
         if cache:
             self._cache = _LinkedCache(py_func)
 
@@ -108,7 +149,7 @@ class _Dispatcher(CPUDispatcher):
 
 def jit(py_func, cache, callee=False, glue=False):
     """The dispatcher of ``py_func``: ``numba.njit(cache=cache)`` for a function that is
-    not a callee; ``glue``: a straight-line callee."""
+    not a callee; ``glue``: straight-line code (optimised as :class:`_StraightLine`)."""
     return _Dispatcher(py_func, cache, callee, glue)
 
 

@@ -136,6 +136,8 @@ class FunctionEmitter:
         # a kernel call costs run time per iteration (small arrays): loops keep the expression
         if self.kernels is not None and not self.loops and elementwise_array(stmt) and not stmt.prim.mutates:
             text = self.kernels.call(text)
+        elif self.kernels is not None and not self.loops and stmt.prim.per_element == "update":
+            text = self.kernels.update(text)        # g += e: an array updated in place
         if stmt.prim.mutates:
             self.name.alias(stmt.outs[0], stmt.args[0])
             self.out(text, depth)
