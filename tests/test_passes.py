@@ -67,7 +67,7 @@ def test_broadcasts_keep_real_broadcasting(backend):
 def test_fused_expressions_keep_evaluation_order():
     x = np.array([0.3, -0.2, 0.5])
     fused = sstad.dump(pc.fusion_hazards, x, 3, emit="numba")
-    assert "np.sin(" in fused
+    assert "np.sin(" in fused or "rt.svml.sin(" in fused      # fused (rt.svml: SVML's loop)
     assert sstad.jit(pc.fusion_hazards)(x, 3) == pytest.approx(pc.fusion_hazards(x, 3), rel=1e-14)
     g = sstad.jit(sstad.grad(pc.fusion_hazards))(x, 3)
     np.testing.assert_allclose(g, sstad.grad(pc.fusion_hazards)(x, 3), rtol=1e-13)
