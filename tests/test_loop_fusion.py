@@ -151,20 +151,22 @@ def lstm_args(c):
 
 def test_lstm_backward_layer_body_is_one_loop():
     """The LSTM gradient's backward layer body: the adjoint arithmetic, the cotangent
-    rows it zeroes and the additions into ``dmain_params`` and ``dstate`` in one loop;
-    what stays arrays are the copy of one cotangent row and the value read after it."""
+    rows it reads and zeroes and the additions into ``dmain_params`` and ``dstate`` in
+    one loop (the replayed state writes and their restores between them are gone:
+    ``passes/restores.py``); what stays an array is the value read after it."""
     import lstm
     text = numba_text(sstad.grad(lstm.lstm_objective, argnums=(0, 1)), *lstm_args(5))
     body = text[text.index("for k_1 in range("):]
     body = body[:body.index("\n            # lstm.py:25")]
-    assert len(FUSED_LOOP.findall(body)) == 2
-    assert body.count("np.empty(") == 2 and "np.copy(" not in body.split("dstate")[-1]
+    assert len(FUSED_LOOP.findall(body)) == 1
+    assert body.count("np.empty(") == 1 and "np.copy(" not in body
 
 
 @pytest.mark.slow
 def test_lstm_allocations_per_step(monkeypatch, tmp_path):
     """Numba's allocation count per layer and time step of the LSTM gradient (forward
-    and backward sweeps): 73 without loop fusion, 42.5 with it."""
+    and backward sweeps): 73 without loop fusion, 42.5 with it, 37.5 with the replayed
+    state writes and their restores dropped too (``passes/restores.py``)."""
     import lstm
     from numba.core.runtime import _nrt_python, rtsys
     monkeypatch.setenv("SSTAD_CACHE_DIR", str(tmp_path))
@@ -177,4 +179,4 @@ def test_lstm_allocations_per_step(monkeypatch, tmp_path):
         before = rtsys.get_allocation_stats().alloc
         f(*args)
         counts.append(rtsys.get_allocation_stats().alloc - before)
-    assert (counts[1] - counts[0]) / (8 * 2) <= 45
+    assert (counts[1] - counts[0]) / (8 * 2) <= 40
