@@ -5,12 +5,15 @@ Derivative code repeats itself: a rule recomputes what the forward sweep already
 (``np.cos(x)`` in both), and forward mode's transposed rules recompute their inputs.
 An earlier result is visible in the block that defines it and in blocks nested in it.
 Arrays are merged only if no in-place write can reach them (else the two names would
-share one buffer); run-time lists and calls to unseen functions are never merged.
+share one buffer); run-time lists and calls to unseen functions are never merged.  A sum
+whose two operands become one (the adjoints of ``z * z``) is written ``z * 2``
+(``simplify.doubled``).
 """
 from sstad.ir import nodes as ir
 from sstad.ir.alias import written_memory
 from sstad.ir.clone import substitute
 from sstad.passes import register_pass
+from sstad.passes.simplify import doubled
 from sstad.runtime import abstract as A
 
 def _key(stmt, mutable, mapping):
@@ -48,5 +51,8 @@ def cse(module) -> bool:
         _block(fn.body, {}, written_memory(fn.body), mapping)
         if mapping:
             substitute(fn.body, mapping)
+            for stmt in ir.walk(fn.body):
+                if isinstance(stmt, ir.Apply):
+                    doubled(stmt)
             changed = True
     return changed

@@ -1,6 +1,9 @@
 """Algebraic identities (``x * 1``, ``1 * x``, ``x + 0``, ``0 + x``, ``x - 0``, ``x / 1``),
-scalar operations on constants folded to constants, and ``where`` with a constant
-condition on scalars.
+scalar operations on constants folded to constants, ``where`` with a constant
+condition on scalars, and ``x + x`` on a real or integer array written ``x * 2`` (the
+same values, bit for bit): a product's two adjoints add up so when its operands are one
+array (``z * z``), and ``x * 2`` reads ``x`` once, so the backend fuses ``x`` into it
+instead of making an array of it.
 
 Derivative rules meet constant seeds and zero offsets often (``1.0 * t``, ``0 + t``);
 the identity is dropped on scalars when it does not change the type.  Arrays keep it:
@@ -13,7 +16,7 @@ from sstad.ir import nodes as ir
 from sstad.ir.clone import substitute
 from sstad.passes import register_pass
 from sstad.runtime import abstract as A
-from sstad.runtime.primitive import Slot
+from sstad.runtime.primitive import Slot, lookup
 
 def _same_type(a, b):
     if isinstance(a, A.Scalar) and isinstance(b, A.Scalar):
@@ -68,6 +71,20 @@ def _chosen_branch(stmt):
     return None
 
 
+def doubled(stmt):
+    """Rewrite ``x + x`` on a real or integer array as ``x * 2``; True if it did (``cse``
+    calls it too, where merging makes the two operands one).  Not complex:
+    ``(inf + 1j) * 2`` multiplies by ``2 + 0j``, and ``inf * 0`` is nan."""
+    out = stmt.outs[0].type
+    if stmt.prim.name != "op.add" or len(stmt.args) != 2 or stmt.args[0] is not stmt.args[1] \
+            or stmt.params or not isinstance(out, A.Array) or out.dtype.kind not in "fiu" \
+            or stmt.args[0].type != out:
+        return False
+    stmt.prim = lookup("op.mul")
+    stmt.args = [stmt.args[0], ir.Const(out.dtype.type(2).item(), A.Scalar(out.dtype))]
+    return True
+
+
 @register_pass("simplify")
 def simplify(module) -> bool:
     """Replace uses of ``x * 1``, ``x + 0`` ... by ``x``."""
@@ -77,6 +94,8 @@ def simplify(module) -> bool:
         for _ in range(8):               # a fold can expose another (``x + (0 * y)``)
             mapping = {}
             for stmt in ir.walk(fn.body):
+                if isinstance(stmt, ir.Apply) and doubled(stmt):
+                    changed = True
                 if isinstance(stmt, ir.Apply) and not stmt.prim.mutates and stmt.outs[0] not in done:
                     other = _identity_operand(stmt) or _fold_constant(stmt) or _chosen_branch(stmt)
                     if other is not None:
