@@ -27,6 +27,8 @@ from sstad.ir import nodes as ir
 from sstad.ir.outline import outline_module, weight
 from sstad.ir.verify import verify_module
 
+from fd import check_gradient
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 from compile_program import program  # noqa: E402
 
@@ -232,3 +234,56 @@ def test_only_parts_without_loops_are_optimised_as_glue(monkeypatch):
     assert any(loop for _, loop in parts.values()) and not all(loop for _, loop in parts.values()), parts
     assert all((mark == CALLEE_MARK) == loop for mark, loop in parts.values()), parts
     assert all(mark == CALLEE_MARK for mark, name, _ in marked if name.startswith("ew")), marked
+
+
+def accumulates(x, y):
+    a = x * y
+    b = a * x + y
+    c = b * y - x * a
+    return np.sum(c * a) + np.sum(b * x)
+
+
+def test_in_place_updates_outside_loops_are_shared_kernels(monkeypatch, tmp_path):
+    """Reverse mode adds each use's part of an adjoint in place (``dx += e``); Numba
+    lowers each such update as a loop of its own, so they are kernels too, and compute
+    bit for bit what the updates written in place compute."""
+    x, y = np.linspace(0.1, 1.0, 6), np.linspace(1.0, 2.0, 6)
+    grad = sstad.grad(accumulates, argnums=(0, 1))
+    source = sstad.dump(grad, x, y, emit="numba")
+    updates = re.findall(r"^def (ew[0-9]+)\(v0, v1\):\n    v0 [-+*/]= v1$", source, re.M)
+    assert updates, source
+    code = [line for line in source.splitlines() if not line.lstrip().startswith(("#", "v0 "))]
+    assert not any(re.match(r"\s+\w+ [-+*/]= ", line) for line in code), source      # every one a call
+    assert sum(re.search(rf"\b{name}\(d", source) is not None for name in updates) == len(updates), source
+    monkeypatch.setenv("SSTAD_CACHE_DIR", str(tmp_path / "kernels"))
+    shared = sstad.jit(grad, backend="numba")(x, y)
+    check_gradient(accumulates, (x, y), shared, np.random.default_rng(0))
+    monkeypatch.setattr(type(get_backend("numba")), "kernels", False)
+    monkeypatch.setenv("SSTAD_CACHE_DIR", str(tmp_path / "inline"))
+    assert "ew1(" not in sstad.dump(grad, x, y, emit="numba")
+    inline = sstad.jit(grad, backend="numba")(x, y)
+    assert all(np.array_equal(a, b) for a, b in zip(shared, inline)), (shared, inline)
+
+
+def test_straight_line_code_is_compiled_to_machine_code_at_O0(monkeypatch, tmp_path):
+    """Straight-line parts and the entry that calls them get machine code from a target
+    machine at -O0 (its code is what the JIT loads); kernels and parts with loops keep
+    the JIT's -O3."""
+    from sstad.backend.numba_linking import GlueEntryLibrary, GlueLibrary, SymbolLibrary
+    monkeypatch.setattr(get_backend("numba"), "outline", 6)
+    monkeypatch.setenv("SSTAD_CACHE_DIR", str(tmp_path))
+    x, y = np.linspace(0.0, 1.0, 5), np.linspace(1.0, 2.0, 5)
+    value = sstad.jit(sstad.grad(repeated), backend="numba")(x, y)
+    assert np.allclose(value, sstad.jit(sstad.grad(repeated), backend="python")(x, y), rtol=1e-14, atol=0)
+    module = next(m for name, m in sys.modules.items()
+                  if name.startswith("sstad_generated.") and "repeated_grad_part1" in vars(m))
+    libraries = {name: type(cres.library) for name, f in vars(module).items() if hasattr(f, "overloads")
+                 for cres in f.overloads.values()}
+    assert libraries["repeated_grad"] is GlueEntryLibrary, libraries
+    assert {libraries[n] for n in libraries if "_part" in n} == {GlueLibrary}, libraries
+    assert {libraries[n] for n in libraries if n.startswith("ew")} == {SymbolLibrary}, libraries
+    for name, f in vars(module).items():
+        for cres in getattr(f, "overloads", {}).values():
+            if isinstance(cres.library, (GlueLibrary, GlueEntryLibrary)):
+                code = cres.library._get_compiled_object()       # what the disk cache keeps
+                assert isinstance(code, bytes) and len(code) > 1000, name
