@@ -1,22 +1,31 @@
 """A memory budget for loop tapes: two-level checkpointing, decided at run time.
 
 A loop whose tapes hold arrays counts the bytes it pushes (``rt.tape_nbytes``).  The
-iterations fall into *segments*: a segment ends when its tapes hold half the budget;
-then the forward loop keeps a *checkpoint* (the carried values at the next segment's
-start, and that iteration's number) and empties the tapes.  Below the budget there is one
-segment, taped as without a budget.  The backward sweep takes the segments from the last:
-the last one's tapes are still there; every earlier one is run again from its checkpoint
-(a copy of the forward loop's body, residual tapes included, for the segment's trip
-count) before the usual backward loop walks it in reverse.
+iterations fall into *segments*: a segment ends when its tapes hold ``first`` bytes (the
+first segment) or ``later`` bytes (every other one); then the forward loop keeps a
+*checkpoint* (the carried values at the next segment's start, and that iteration's
+number) and empties the tapes.  A loop whose tapes stay under ``first`` has one segment,
+taped as without a budget.  Where the second segment starts, the first one's tapes
+are *kept* (new lists take their place).  The backward sweep takes the segments from the
+last: the last one's tapes are still there, and so are the first one's; every other one
+is run again from its checkpoint (a copy of the forward loop's body, residual tapes
+included, for the segment's trip count) before the usual backward loop walks it in reverse.
 
-Memory: half the budget for one segment's tapes, plus the checkpoints (the carried values
-once per segment, a small part unless a loop runs for very long).  Time: one more forward
-sweep over every segment but the last.  The segment length follows from the bytes, so it
-fits loops whose trip count is known only when they end (``while``, ``break``).  Revolve's
-binomial schedule needs the trip count in advance; this schedule does not, and it stays
-within the budget up to ``(budget / 2) ** 2 / (state bytes * bytes per iteration)``
-iterations (about 10^10 for 100 MB and a 64-element state), past which the checkpoints
-grow by one state per segment.
+Segment sizes (``Checkpoints``): a rerun into memory the cache still holds costs less
+than taping into fresh memory (0.7 ns a byte with its page faults; docs/performance.md,
+"Tape memory budget").  So the first segment, taped once, holds up to ``STORED`` bytes
+(a loop that tapes less is never run again), and the later ones ``SEGMENT`` bytes, a
+part of the L2 cache, so that their reruns reuse the same memory; together at most half
+the budget.
+
+Memory: the first segment's tapes and one other segment's, together at most half the
+budget, plus the checkpoints (the carried values once per segment).  Time: one more forward sweep
+over every segment but the first and the last.  The segment length follows from the
+bytes, so it fits loops whose trip count is known only when they end (``while``,
+``break``).  Revolve's binomial schedule needs the trip count in advance; this schedule
+does not, and it stays within the budget up to about ``budget / 2 * later / (state bytes
+* bytes per iteration)`` iterations (about 10^8 for 100 MB and a 64-element state), past
+which the checkpoints grow by one state per segment.
 """
 from sstad.ir import nodes as ir
 from sstad.ir.clone import clone_block, substitute
@@ -24,11 +33,18 @@ from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot, lookup
 
 
+STORED = 16 << 20      # bytes of the first segment, taped once
+SEGMENT = 1 << 20      # bytes of every later one, taped again where the cache holds it
+
+
 class Checkpoints:
     """The checkpointing state of one forward loop, for its backward sweep."""
 
     def __init__(self, half, taped, copies):
-        self.half = half              # bytes of tape per segment
+        # a budget of less than 4 SEGMENTs keeps no segment: one would halve the others
+        self.keeps = half >= 2 * SEGMENT  # the first segment's tapes are kept
+        self.later = SEGMENT if self.keeps else half          # bytes of tape in each later segment
+        self.first = min(half - SEGMENT, STORED) if self.keeps else half   # and in the first
         self.taped = taped            # body params pushed on tapes (not write-only arrays)
         self.copies = copies          # body params whose pushed value is a copy
         self.loop = None              # the forward loop
@@ -36,9 +52,13 @@ class Checkpoints:
         self.starts = None            # the first trip of each segment (a forward loop out)
         self.trips = None             # the forward loop's trip count
         self.tapes = []               # the forward loop's tapes, one per body param
+        self.kept = []                # the first segment's tapes, one per tape (if it keeps them)
+        self.tape_kept = []           # (tape param, its kept list's param, body result)
+        self.residual_kept = []       # the same for the residual tapes
+        self.move = None              # the boundary's If that keeps the first segment's tapes
         self.n_outs = 0               # the forward loop's outs before residual tapes
         self.used_result = None       # the position of the byte count among the body results
-        self.segments = []            # (the segment's If, its backward loop) to complete
+        self.segments = []            # (the segment's Ifs, its backward loop, g, first) to complete
         self.boundary = None          # the forward loop's If that starts a segment
 
 
@@ -60,31 +80,65 @@ def new_lists(record, loc):
     made = [ir.Var("ck_" + p.hint.strip("%"), A.ListOf(p.type)) for p in record.taped]
     made.append(ir.Var("ck_start", A.ListOf(A.I64)))
     stmts = [ir.Apply([v], lookup("list.new"), [], {}, loc) for v in made]
-    inits = made + [ir.Const(record.half)]           # full at the first trip: a segment starts
+    inits = made + [ir.Const(record.first)]          # full at the first trip: a segment starts
     params = [ir.Var(v.hint, v.type) for v in made] + [ir.Var("used", A.I64)]
     return stmts, inits, params
 
 
 def segment_start(sweep, record, tapes, values, trips, params, loc):
-    """At an iteration's start: if the tapes are full, empty them and keep a checkpoint.
-    ``values``: body param -> what is pushed for it.  Returns the tapes, the checkpoint
+    """At an iteration's start: if the tapes are full, empty them (or, where the second
+    segment starts, keep them) and keep a checkpoint.  ``values``: body param -> what is
+    pushed for it.  Returns the tapes, the checkpoint
     lists and the byte count after it (the If is appended to the sweep's statements)."""
     *states, starts, used = params
-    full = sweep.L.apply("op.ge", [used, ir.Const(record.half)], hint="full")
-    then_results = []
+    kept = [ir.Var("kept_" + t.hint.strip("%"), t.type) for t in tapes] if record.keeps else []
+    full = sweep.L.apply("op.ge", [used, ir.Const(record.first)], hint="full")
+    then_results, moved = [], []
 
     def then():
-        for t in tapes:
-            then_results.append(sweep.L.apply("list.clear", [t], hint=t.hint))
+        if record.keeps:
+            second = sweep.L.apply("op.eq", [sweep.L.apply("builtin.len", [starts]), ir.Const(1)], hint="second")
+            record.move = ir.If([], second, ir.Block([], [], []), ir.Block([], [], []), loc)
+            sweep.L.stmts.append(record.move)
+            moved.extend(_keep_or_clear(record, t, k, loc) for t, k in zip(tapes, kept))
+            then_results.extend(t for t, _ in moved)
+        else:
+            then_results.extend(sweep.L.apply("list.clear", [t], hint=t.hint) for t in tapes)
         for p, ck in zip(record.taped, states):
             then_results.append(sweep.L.apply("list.append", [ck, values[p]], hint=ck.hint))
         then_results.append(sweep.L.apply("list.append", [starts, trips], hint=starts.hint))
+        # the count a segment starts from: 0 for the first (at trip 0), so it fills
+        # ``first`` bytes; ``first - later`` for the others, so they fill ``later``
+        if record.first == record.later:
+            then_results.append(ir.Const(0))
+        else:
+            started = sweep.L.apply("builtin.min", [trips, ir.Const(1)], hint="started")
+            then_results.append(sweep.L.apply("op.mul", [started, ir.Const(record.first - record.later)],
+                                              hint="used"))
     stmts = sweep.collect(then)
-    outs = [ir.Var(v.hint, v.type) for v in list(tapes) + states + [starts, used]]
-    record.boundary = ir.If(outs, full, ir.Block([], stmts, then_results + [ir.Const(0)]),
-                            ir.Block([], [], list(tapes) + states + [starts, used]), loc)
+    then_results.extend(k for _, k in moved)
+    passed = list(tapes) + states + [starts, used] + kept
+    outs = [ir.Var(v.hint, v.type) for v in passed]
+    record.boundary = ir.If(outs, full, ir.Block([], stmts, then_results), ir.Block([], [], passed), loc)
     sweep.L.stmts.append(record.boundary)
-    return outs[:len(tapes)], outs[len(tapes):-1], outs[-1]
+    m = len(tapes) + len(states) + 2
+    record.tape_kept = list(zip(tapes, kept, outs[m:]))     # carried by the loop: finish_forward
+    return outs[:len(tapes)], outs[len(tapes):m - 1], outs[m - 1]
+
+
+def _keep_or_clear(record, tape, kept, loc):
+    """In ``record.move``: where the second segment starts, ``tape`` becomes the kept
+    list and a new list the tape; at any other segment's start the tape is emptied.
+    Returns the tape and the kept list after it."""
+    move = record.move
+    fresh, cleared = ir.Var(tape.hint, tape.type), ir.Var(tape.hint, tape.type)
+    move.then.stmts.append(ir.Apply([fresh], lookup("list.new"), [], {}, loc))
+    move.orelse.stmts.append(ir.Apply([cleared], lookup("list.clear"), [tape], {}, loc))
+    outs = ir.Var(tape.hint, tape.type), ir.Var(kept.hint, kept.type)
+    move.outs.extend(outs)
+    move.then.results.extend([fresh, tape])
+    move.orelse.results.extend([cleared, kept])
+    return outs
 
 
 def count(sweep, used, values):
@@ -100,7 +154,8 @@ def count(sweep, used, values):
 
 def finish_forward(record, loop, n_base, n_tapes):
     """Note where the forward loop keeps its tapes and checkpoints (its outs: the
-    original ones, ``n_tapes`` tapes, the trip count, the checkpoint lists, the byte count)."""
+    original ones, ``n_tapes`` tapes, the trip count, the checkpoint lists, the byte
+    count), and carry the kept tapes in it."""
     record.loop = loop
     outs = loop.outs
     record.tapes = outs[n_base:n_base + n_tapes]
@@ -109,17 +164,28 @@ def finish_forward(record, loop, n_base, n_tapes):
     record.states = dict(zip(record.taped, outs[k:k + len(record.taped)]))
     record.starts = outs[k + len(record.taped)]
     record.used_result = k + len(record.taped) + 1
+    record.kept = [_carry(loop, *r) for r in record.tape_kept]
     record.n_outs = len(outs)
 
 
 def emptied(record, tape, loc):
-    """The residual tape ``tape`` (a forward loop param), emptied where a segment starts."""
+    """The residual tape ``tape`` (a forward loop param) where a segment starts: emptied,
+    or kept at the second one.  Its kept list joins the loop in :func:`complete`."""
     split = record.boundary
-    cleared, out = ir.Var(tape.hint, tape.type), ir.Var(tape.hint, tape.type)
-    split.then.stmts.append(ir.Apply([cleared], lookup("list.clear"), [tape], {}, loc))
-    split.then.results.append(cleared)
-    split.orelse.results.append(tape)
-    split.outs.append(out)
+    if not record.keeps:
+        cleared, out = ir.Var(tape.hint, tape.type), ir.Var(tape.hint, tape.type)
+        split.then.stmts.append(ir.Apply([cleared], lookup("list.clear"), [tape], {}, loc))
+        split.then.results.append(cleared)
+        split.orelse.results.append(tape)
+        split.outs.append(out)
+        return out
+    kept = ir.Var("kept_" + tape.hint.strip("%"), tape.type)
+    moved_tape, moved_kept = _keep_or_clear(record, tape, kept, loc)
+    out, kept_out = ir.Var(tape.hint, tape.type), ir.Var(kept.hint, kept.type)
+    split.then.results.extend([moved_tape, moved_kept])
+    split.orelse.results.extend([tape, kept])
+    split.outs.extend([out, kept_out])
+    record.residual_kept.append((tape, kept, kept_out))
     return out
 
 
@@ -144,7 +210,8 @@ def count_residuals(record, pushes, loc):
 
 def backward(sweep, record, sweep_segment):
     """The backward loop over segments, the last first: ``sweep_segment(tapes, n, first)``
-    builds the backward loop over one segment's ``n`` iterations, from trip ``first``."""
+    builds the backward loop over one segment's ``n`` iterations, from trip ``first``.
+    A segment's tapes: the last one's and the first one's are there; any other is rerun."""
     L = sweep.L
     n_seg = L.apply("builtin.len", [record.starts], hint="n_seg")
     last_seg = L.apply("op.sub", [n_seg, ir.Const(1)], hint="last_seg")
@@ -154,14 +221,22 @@ def backward(sweep, record, sweep_segment):
         first = L.apply("getitem", [record.starts, g], {"index": (Slot(1),)}, hint="first")
         is_last = L.apply("op.eq", [g, last_seg], hint="is_last")
         outs = [ir.Var("stop", A.I64)] + [ir.Var(t.hint, t.type) for t in record.tapes]
-        # the else branch (the rerun) is made once the forward loop is complete
-        split = ir.If(outs, is_last, ir.Block([], [], [record.trips] + list(record.tapes)),
-                      ir.Block([], [], [record.trips] + list(record.tapes)), L.loc)
+        # the If whose else branch is the rerun, made once the forward loop is complete
+        split = rerun = ir.If(outs, is_last, ir.Block([], [], [record.trips] + list(record.tapes)),
+                              ir.Block([], [], [record.trips] + list(record.tapes)), L.loc)
+        if record.keeps:               # else if the segment is the first: its kept tapes
+            stop, is_first = ir.Var("stop", A.I64), ir.Var("is_first", A.BOOL)
+            inner = [ir.Var("stop", A.I64)] + [ir.Var(t.hint, t.type) for t in record.tapes]
+            at_one = ir.Apply([stop], lookup("getitem"), [record.starts, ir.Const(1)], {"index": (Slot(1),)}, L.loc)
+            rerun = ir.If(inner, is_first, ir.Block([], [at_one], [stop] + list(record.kept)),
+                          ir.Block([], [], [record.trips] + list(record.tapes)), L.loc)
+            split.orelse = ir.Block([], [ir.Apply([is_first], lookup("op.eq"), [g, ir.Const(0)], {}, L.loc), rerun],
+                                    list(inner))
         L.stmts.append(split)
         n = L.apply("op.sub", [outs[0], first], hint="n")
         sweep_segment(outs[1:], n, first)
-        inner = next(s for s in reversed(L.stmts) if isinstance(s, ir.For))
-        record.segments.append((split, inner, g, first))
+        walk = next(s for s in reversed(L.stmts) if isinstance(s, ir.For))
+        record.segments.append((split, rerun, walk, g, first))
     L.loop(segment, bounds=(ir.Const(0), n_seg, ir.Const(1)), index_hint="q")
     built = next(s for s in reversed(L.stmts) if isinstance(s, ir.For))
     # the fixpoint built segment() more than once: keep the round that is in the IR
@@ -169,19 +244,41 @@ def backward(sweep, record, sweep_segment):
 
 
 def complete(sweep, record, original, start, step):
-    """Make each segment's rerun, now that the forward loop has its residual tapes."""
+    """Make each segment's rerun, now that the forward loop has its residual tapes; give
+    the loop the residual tapes' kept lists."""
     loop = record.loop
     residual = loop.outs[record.n_outs:]
-    for split, inner, g, first in record.segments:
+    residual_kept = [_carry(loop, *r) for r in record.residual_kept]
+    for split, rerun, walk, g, first in record.segments:
         new = [ir.Var(t.hint, t.type) for t in residual]
         split.outs.extend(new)
         split.then.results.extend(residual)
-        substitute(inner.body, dict(zip(residual, new)))
-        stmts = sweep.collect(lambda: _rerun(sweep, record, original, start, step, g, first, split))
-        split.orelse.stmts = stmts
+        if rerun is not split:         # the first segment's tapes: its residual ones too
+            new_kept = [ir.Var(t.hint, t.type) for t in residual]
+            split.orelse.results.extend(new_kept)
+            rerun.outs.extend(new_kept)
+            rerun.then.results.extend(residual_kept)
+        substitute(walk.body, dict(zip(residual, new)))
+        rerun.orelse.stmts = sweep.collect(lambda: _rerun(sweep, record, original, start, step, g, first, rerun,
+                                                          len(residual)))
 
 
-def _rerun(sweep, record, original, start, step, g, first, split):
+def _carry(loop, tape, kept, result):
+    """Carry the kept list ``kept`` of the tape ``tape`` (both body params) in ``loop``,
+    from the tape's own init (it is read only once the first segment's tapes are in it);
+    returns its out."""
+    params = ir.carried(loop)
+    loop.inits.append(loop.inits[params.index(tape)])
+    loop.body.params.append(kept)
+    if isinstance(loop, ir.While) and loop.cond.params is not loop.body.params:
+        loop.cond.params.append(ir.Var(kept.hint, kept.type))
+    loop.body.results.append(result)
+    out = ir.Var(kept.hint, kept.type)
+    loop.outs.append(out)
+    return out
+
+
+def _rerun(sweep, record, original, start, step, g, first, split, n_residual):
     """The else branch of a segment's If: run the forward loop's body again from the
     segment's checkpoint, for its trip count, into the emptied tapes."""
     L, loop = sweep.L, record.loop
@@ -203,12 +300,12 @@ def _rerun(sweep, record, original, start, step, g, first, split):
             else:
                 value = out                      # written only: the final array serves
             inits.append(value)
-        elif out in record.tapes or k >= record.n_outs:
+        elif out in record.tapes or record.n_outs <= k < record.n_outs + n_residual:
             inits.append(L.apply("list.clear", [out], hint=out.hint))
         elif out is record.trips:
             inits.append(first)
         else:
-            inits.append(out)                    # the checkpoint lists, not touched
+            inits.append(out)                    # the checkpoint and kept lists, not touched
     subst = {}
     body = clone_block(loop.body, subst)
     # a rerun never starts a segment: its copy of the test takes the else branch, and
@@ -231,4 +328,4 @@ def _rerun(sweep, record, original, start, step, g, first, split):
                           loop.loc))
     k0 = len(carried)
     tapes = outs[k0:k0 + len(record.tapes)]
-    split.orelse.results = [stop] + tapes + outs[record.n_outs:]
+    split.orelse.results = [stop] + tapes + outs[record.n_outs:record.n_outs + n_residual]
