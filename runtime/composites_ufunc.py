@@ -1,5 +1,5 @@
 """Methods of NumPy's ufuncs: ``np.add.reduce``, ``np.logaddexp.reduce``,
-``np.multiply.accumulate``, ``np.subtract.outer``, ``np.add.at``, written over the
+``np.multiply.accumulate``, ``np.maximum.accumulate``, ``np.subtract.outer``, ``np.add.at``, written over the
 reductions, scans and broadcasting they are (``np.add.reduce`` is ``np.sum`` along axis
 0 by default).  Registered per ufunc and method (:func:`sstad.runtime.composites.key_of`
 keys a ufunc's method by the ufunc and its name); a method of another ufunc, or a
@@ -7,7 +7,7 @@ parameter these do not handle, is refused by name."""
 import numpy as np
 import scipy.special as sc
 
-from sstad.runtime.composites import composite
+from sstad.runtime.composites import check_axis, composite
 from sstad.runtime.index import index_add
 
 
@@ -74,6 +74,33 @@ def multiply_accumulate(array, axis=0, dtype=None, out=None):
     return np.cumprod(array, axis=axis, dtype=dtype)
 
 
+def _running(ufunc, name):
+    label = f"np.{name}"
+
+    def accumulate(array, axis=0, dtype=None, out=None):
+        """The running ``ufunc`` along ``axis``: each step one ``ufunc`` of the last result
+        and the next slice, so ties share the cotangent as ``ufunc`` itself does."""
+        _plain(name, out, dtype=dtype)
+        x = np.asarray(array)
+        if np.ndim(x) == 0:
+            raise TypeError(f"np.{name}: cannot accumulate on a scalar")
+        y = np.moveaxis(x, check_axis(axis, np.ndim(x), label), 0)
+        m = y[0]
+        steps = []
+        steps.append(m)
+        for i in range(1, y.shape[0]):
+            m = ufunc(m, y[i])
+            steps.append(m)
+        if np.ndim(x) == 1:
+            return np.array(steps)
+        return np.moveaxis(np.stack(steps), 0, axis)
+    return accumulate
+
+
+for _ufunc in (np.maximum, np.minimum, np.fmax, np.fmin):
+    composite(_ufunc.accumulate)(_running(_ufunc, f"{_ufunc.__name__}.accumulate"))
+
+
 def _outer(ufunc):
     name = f"{ufunc.__name__}.outer"
 
@@ -106,3 +133,20 @@ def subtract_at(a, indices, b=None):
     if b is None:
         raise TypeError("np.subtract.at needs the values b")
     index_add(a, indices, -b)
+
+
+@composite(np.bincount)
+def bincount(x, /, weights=None, minlength=0):
+    """np.bincount: how often each non-negative integer occurs in ``x`` (the sum of its
+    ``weights``, in float64, when given), a scatter-add into zeros."""
+    if np.ndim(x) != 1:
+        raise ValueError("np.bincount: object too deep for desired array (x must be 1-d)")
+    assert np.all(x >= 0), "np.bincount: 'list' argument must have no negative elements"
+    n = minlength if x.shape[0] == 0 else max(np.max(x) + 1, minlength)
+    if weights is None:
+        counts = np.zeros(n, dtype=np.intp)
+        index_add(counts, x, np.ones(x.shape[0], dtype=np.intp))
+        return counts
+    total = np.zeros(n)
+    index_add(total, x, np.asarray(weights).astype(np.float64))
+    return total

@@ -106,6 +106,29 @@ def _stack_list_numba(items):
     return impl
 
 
+def concatenate_list(items):
+    """``np.concatenate(items)`` (axis 0) of a run-time list, also under Numba (which joins
+    tuples only)."""
+    return np.concatenate(items)
+
+
+@overload(concatenate_list)
+def _concatenate_list_numba(items):
+    def impl(items):
+        first = items[0]
+        total = 0
+        for k in range(len(items)):
+            total += items[k].shape[0]
+        out = np.empty((total,) + first.shape[1:], first.dtype)
+        start = 0
+        for k in range(len(items)):
+            stop = start + items[k].shape[0]
+            out[start:stop] = items[k]
+            start = stop
+        return out
+    return impl
+
+
 def stacked_emit(fname):
     """``fname(...)`` as NumPy spells it, or ``rt.stack_list`` for a run-time list of arrays
     (then moved to ``np.stack``'s axis by a static transpose)."""

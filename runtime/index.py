@@ -458,6 +458,10 @@ def _sort_numba(arg):
         pos, kw = params["layout"]
         given = dict(zip(("a", "axis"), pos), **kw)
         axis = given.get("axis", -1)
+        if avals[0].ndim == 1 and isinstance(axis, int) and set(given) <= {"a", "axis", "kind"}:
+            # the one axis, named (np.sort(x, axis=0)): Numba's sort takes no axis
+            kind = f", kind={text_of(given['kind'], args)}" if "kind" in given and arg else ""
+            return f"np.{'argsort' if arg else 'sort'}({text_of(given['a'], args)}{kind})"
         if avals[0].ndim <= 1 or axis is None or isinstance(axis, Slot) or set(given) - {"a", "axis", "kind"}:
             return emit_call("np.argsort" if arg else "np.sort")(args, params, avals)
         helper = "argsort_axis" if arg else "sort_axis"

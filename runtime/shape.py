@@ -59,9 +59,13 @@ lowering("numba", "squeeze")(_squeeze_emit)
 
 
 def _expand_dims_numba(args, params, avals):
-    """Numba's np.expand_dims takes one axis: a tuple of them is a reshape with ones there."""
+    """Numba's np.expand_dims takes one axis of an array: a tuple of them is a reshape with
+    ones there; a number becomes an array of ones' shape."""
     (x, *rest), kw = params["layout"]
     axis = rest[0] if rest else kw.get("axis")
+    if not isinstance(avals[0], A.Array) and not isinstance(axis, Slot):
+        # a number (a reduction's cotangent): Numba's np.expand_dims takes arrays only
+        return f"np.full({(1,) * (len(axis) if isinstance(axis, tuple) else 1)}, {text_of(x, args)})"
     if not isinstance(axis, tuple) or not isinstance(avals[0], A.Array) or any(isinstance(a, Slot) for a in axis):
         return emit_call("np.expand_dims")(args, params, avals)
     ndim = avals[0].ndim + len(axis)
@@ -292,7 +296,7 @@ declare("transpose", "reshape", "ravel", "swapaxes", "moveaxis", "expand_dims", 
 
 declare("copy", shape_of=0)
 declare("copy", new_memory=True, per_element="value")
-declare("stack", "vstack", reads_list=True)            # of a list of arrays
+declare("stack", "vstack", "concatenate", reads_list=True)    # of a list of arrays
 
 
 @lowering("numba", "roll")
@@ -324,9 +328,21 @@ def _roll_numba(args, params, avals):
 
 @lowering("numba", "concatenate")
 def _concatenate_numba(args, params, avals):
-    """Numba's np.concatenate has no ``axis=None``: join the flattened arrays."""
+    """Numba's np.concatenate has no ``axis=None``: join the flattened arrays; it joins
+    tuples only: a run-time list goes through ``rt.containers.concatenate_list`` along axis 0, its items
+    transposed to bring the axis first and the result back."""
     pos, kw = params["layout"]
     given = dict(zip(("arrays", "axis"), pos), **kw)
+    first = avals[0] if avals else None
+    axis = given.get("axis", 0)
+    if isinstance(first, A.ListOf) and isinstance(first.elem, A.Array) and isinstance(axis, int):
+        ndim = first.elem.ndim
+        axis %= ndim
+        if axis == 0:
+            return f"rt.containers.concatenate_list({args[0]})"
+        order = (axis,) + tuple(k for k in range(ndim) if k != axis)
+        back = tuple(int(k) for k in np.argsort(order))
+        return f"np.transpose(rt.containers.concatenate_list([np.transpose(a, {order}) for a in {args[0]}]), {back})"
     if "axis" not in given or given["axis"] is not None or not isinstance(given["arrays"], tuple):
         return emit_call("np.concatenate")(args, params, avals)
     flat = ", ".join(f"np.ascontiguousarray({text_of(p, args)}).ravel()" for p in given["arrays"])

@@ -41,7 +41,7 @@ def rnn_concatenated(w, xs):
     for t in range(xs.shape[0]):
         h = np.tanh(w * h + xs[t])
         hs.append(h)
-    return np.sum(np.concatenate(hs) ** 2)            # ERR list
+    return np.sum(np.concatenate(hs) ** 2)
 
 
 def rec_pow(x, n):

@@ -349,6 +349,8 @@ class ListAdjoints:
             position = self.L.apply("op.mod", [index, n], hint="i")      # negative indices too
             return self.add_to_list_adjoint(lst, position, dout)
 
+        if stmt.prim.name == "concatenate":
+            return self.back_concatenated_list(stmt, subst, lst, n, dout)
         if stmt.prim.name == "vstack" and lst.type.elem.ndim != 1:
             raise UnsupportedSyntaxError("reverse mode through np.vstack of a run-time list of arrays of rank "
                                          f"{lst.type.elem.ndim} is not supported", stmt.loc,
@@ -360,6 +362,28 @@ class ListAdjoints:
                 "getitem", [dout, k], {"index": (slice(None),) * axis + (Slot(1),)}, hint="d" + lst.hint)
             self.add_to_list_adjoint(lst, k, ct)
         self.L.loop(each, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
+
+    def back_concatenated_list(self, stmt, subst, lst, n, dout):
+        """``np.concatenate(L, axis)``: item k's cotangent is dout's piece from the end of
+        item k - 1's along the axis, as long as item k is there."""
+        axis = dict(parameters(stmt.prim.signature, *stmt.params["layout"])).get("axis", 0)
+        if axis is None or isinstance(axis, Slot):
+            raise UnsupportedSyntaxError("reverse mode through np.concatenate of a list built at run time needs "
+                                         "a constant axis", stmt.loc, "write axis=0 (or another constant), or "
+                                         "np.ravel each item first")
+        axis %= dout.type.ndim
+        items, key = mapped(lst, subst), f"offset#{id(stmt)}"
+        self.adjoints.env[key] = ir.Const(0)
+
+        def each(k):
+            item = self.L.apply("getitem", [items, k], {"index": (Slot(1),)}, hint=lst.hint)
+            start = self.adjoints.env[key]
+            stop = self.L.binop("add", start, self.L.attribute(item, "shape", None)[axis], None)
+            self.add_to_list_adjoint(lst, k, self.L.subscript(dout, (slice(None),) * axis + (slice(start, stop),),
+                                                              None))
+            self.adjoints.env[key] = stop
+        self.L.loop(each, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
+        self.adjoints.env.pop(key)
 
 
 def stacking_axis(stmt, dout):

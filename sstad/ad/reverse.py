@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
+
 from sstad.ad import checkpointing
 from sstad.ad.activity import active_values, needed_carried
 from sstad.ad.lists import ListAdjoints, float_list, list_roots
@@ -813,6 +815,10 @@ def _literal(value):
 
 def _describe_value(value):
     value = _literal(value)
+    if isinstance(value, type):                  # dtype=np.float64, dtype=float
+        return value.__name__ if value.__module__ == "builtins" else f"np.{value.__name__}"
+    if isinstance(value, np.dtype):
+        return f"np.dtype({value.name!r})"
     return repr(value) if isinstance(value, (bool, int, float, str, tuple, type(None))) else "<a run-time value>"
 
 

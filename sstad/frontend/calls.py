@@ -313,8 +313,10 @@ class CallLowering:
     def bind_arguments(self, params, defaults, args, kwargs, node, name):
         """Match call arguments to parameter names (positional, keyword, defaults); extra
         positional arguments make the ``*args`` tuple, extra keywords the ``**kwargs`` dict."""
-        names = [p.id for p in params.args + params.kwonlyargs]
-        positional = len(params.args)
+        ordered = list(getattr(params, "posonlyargs", None) or []) + params.args
+        names = [p.id for p in ordered + params.kwonlyargs]
+        positional = len(ordered)
+        by_keyword = set(names) - {p.id for p in ordered[:len(ordered) - len(params.args)]}
         if len(args) > positional and params.vararg is None:
             raise self.error(SstadTypeError, f"{name}() takes {positional} positional arguments "
                              f"but {len(args)} were given", node)
@@ -323,9 +325,9 @@ class CallLowering:
             env[params.vararg.id] = tuple(args[positional:])
         extra = {}
         for key, value in kwargs.items():
-            if key in env or key not in names and params.kwarg is None:
+            if key in env or key not in by_keyword and params.kwarg is None:
                 raise self.error(SstadTypeError, f"{name}() got an unexpected or repeated argument `{key}`", node)
-            (env if key in names else extra)[key] = value
+            (env if key in by_keyword else extra)[key] = value
         if params.kwarg is not None:
             env[params.kwarg.id] = extra
         for p in names:
@@ -345,7 +347,8 @@ class CallLowering:
     def python_defaults(self, fn, fn_node):
         params = fn_node.args
         out = {}
-        positional = params.args[len(params.args) - len(fn.__defaults__ or ()):]
+        ordered = list(getattr(params, "posonlyargs", None) or []) + params.args
+        positional = ordered[len(ordered) - len(fn.__defaults__ or ()):]
         for p, value in zip(positional, fn.__defaults__ or ()):
             out[p.id] = self.static(value, p.id, "value")
         for key, value in (fn.__kwdefaults__ or {}).items():
@@ -353,7 +356,6 @@ class CallLowering:
         return out
 
     def inline(self, fn, fn_node, filename, args, kwargs, node, parent, closure_defaults=(), name=None):
-        self.check_signature(fn_node.args, fn_node)
         name = name or getattr(fn_node, "name", "<lambda>")
         defaults = self.python_defaults(fn, fn_node) if fn is not None else dict(closure_defaults)
         env = self.bind_arguments(fn_node.args, defaults, args, kwargs, node, name)
@@ -418,11 +420,25 @@ class CallLowering:
             args = [args[0], tuple(args[1:])]
         if name == "einsum" and args:
             args = self.einsum_arguments(list(args), node)
-        if name in ("array", "asarray") and len(args) == 1 and set(kwargs) <= {"copy"}:
+        if name in ("array", "asarray") and len(args) <= 2 and set(kwargs) <= {"copy", "dtype"}:
             copy = kwargs.get("copy", ir.Const(name == "array"))
-            made = self.array_of(args[0], copy=not isinstance(copy, ir.Const) or bool(copy.value), node=node)
-            if made is not None:
-                return made
+            copying = not isinstance(copy, ir.Const) or bool(copy.value)
+            dtype = args[1] if len(args) == 2 else kwargs.get("dtype")
+            if dtype is None or isinstance(dtype, ir.Const) and dtype.value is None:
+                made = self.array_of(args[0], copy=copying, node=node)
+                if made is not None:
+                    return made
+            else:                                       # np.array(x, dtype=np.float32): then a cast
+                made = self.array_of(args[0], copy=False, node=node)
+                if made is not None and is_atom(made):
+                    try:
+                        dtype = np.dtype(dtype)
+                    except TypeError:
+                        raise self.error(SstadTypeError, f"np.{name}: `dtype=` must be a NumPy dtype known at "
+                                         "compile time", node) from None
+                    if made.type.dtype != dtype:
+                        return self.apply("astype", [made], {"dtype": dtype})
+                    return self.copy_of(made, made.hint) if copying and made is args[0] else made
         atoms = []
 
         def atom_of(value):
@@ -696,6 +712,25 @@ def _range(self, args, kwargs, node):
     return RangeValue(*args)
 
 
+def _reversed(self, args, kwargs, node):
+    """``reversed(range(...))`` is a range that counts down; a static sequence reversed."""
+    seq = args[0] if len(args) == 1 and not kwargs else None
+    if isinstance(seq, (tuple, StaticList)):
+        return type(seq)(tuple(seq)[::-1])
+    if isinstance(seq, RangeValue) and isinstance(seq.step, ir.Const) and seq.step.value != 0:
+        step = seq.step.value
+        span = self.binop("sub", seq.stop, seq.start, node) if step > 0 else self.binop("sub", seq.start, seq.stop, node)
+        count = self.binop("floordiv", self.binop("add", span, ir.Const(abs(step) - 1), node), ir.Const(abs(step)), node)
+        count = _minmax("max")(self, [count, ir.Const(0)], {}, node)
+        last = self.binop("add", seq.start, self.binop("mul", self.binop("sub", count, ir.Const(1), node),
+                                                       ir.Const(step), node), node)
+        return RangeValue(self.atom(last, node), self.atom(self.binop("sub", seq.start, ir.Const(step), node), node),
+                          ir.Const(-step))
+    raise self.error(UnsupportedSyntaxError, "reversed() takes a range with a constant step, or a tuple or list "
+                     "of fixed length", node, "for a list built at run time, loop over "
+                     "range(len(L) - 1, -1, -1) and index it")
+
+
 def _abs(self, args, kwargs, node):
     x = self.atom(args[0], node)
     if isinstance(x, ir.Const):
@@ -808,20 +843,34 @@ def _np_split(self, args, kwargs, node):
     x = self.atom(bound["ary"], node)
     axis = self.static_int(bound.get("axis", ir.Const(0)), node)
     sections = bound["indices_or_sections"]
-    if not isinstance(x.type, A.Array) or not 0 <= axis < x.type.ndim:
-        raise self.error(SstadTypeError, f"np.split of {self.describe(x)} along axis {axis}", node)
+    if not isinstance(x.type, A.Array) or not -x.type.ndim <= axis < x.type.ndim:
+        raise self.error(SstadTypeError, f"np.split of {self.describe(x)} along axis {axis}: "
+                         f"the axis is outside its {getattr(x.type, 'ndim', 0)} dimensions", node)
+    axis %= x.type.ndim
     n = self.attribute(x, "shape", node)[axis]
     if isinstance(sections, (tuple, StaticList)):
         bounds = [ir.Const(0), *sections, n]
     elif isinstance(sections, ir.Const):
         k = self.static_int(sections, node)
         size = self.binop("floordiv", n, ir.Const(k), node)
+        loc = self.loc_of(node)
+        equal = self.apply("op.eq", [self.atom(self.binop("mod", n, ir.Const(k), node), node), ir.Const(0)], hint="c")
+        self.apply("builtin.assert", [equal], {"message": "array split does not result in an equal division",
+                                               "at": (loc.file, loc.line, loc.col)}, hint="checked")
         bounds = [ir.Const(0)] + [self.binop("mul", size, ir.Const(j), node) for j in range(1, k)] + [n]
     else:
         raise self.error(UnsupportedSyntaxError, "np.split needs a constant number of sections or a "
                          "tuple of split points", node, "write the slices x[a:b] yourself")
     lead = (slice(None),) * axis
     return StaticList(self.subscript(x, lead + (slice(lo, hi),), node) for lo, hi in zip(bounds, bounds[1:]))
+
+
+def _slice(self, args, kwargs, node):
+    """``slice(stop)``, ``slice(start, stop[, step])``: the slice object an index reads."""
+    if kwargs or not 1 <= len(args) <= 3:
+        raise self.error(SstadTypeError, "slice() takes 1 to 3 positional arguments", node)
+    bounds = [None if b is None or isinstance(b, ir.Const) and b.value is None else self.atom(b, node) for b in args]
+    return slice(*bounds)
 
 
 def _np_slogdet(self, args, kwargs, node):
@@ -1013,6 +1062,7 @@ BUILTINS = {id(builtins.len): _len, id(builtins.range): _range, id(builtins.abs)
             id(np.shape): _np_shape, id(np.ndim): _np_ndim, id(index_add): _index_add,
             id(np.split): _np_split, id(np.linalg.slogdet): _np_slogdet,
             id(builtins.list): _list, id(builtins.tuple): _tuple, id(builtins.dict): _dict,
+            id(builtins.slice): _slice, id(builtins.reversed): _reversed,
             id(functools.reduce): _reduce, **{id(f): handler for f, handler in OPERATORS.items()}}
 
 

@@ -142,6 +142,8 @@ def _walk(v, leaves):
                                           for name, x in zip(v.layout[1], v.values)))
     if type(v) is tuple:
         return ("tuple", tuple(_walk(x, leaves) for x in v))
+    if type(v) is slice:                 # slice(i * n, (i + 1) * n) held in a variable
+        return ("slice", tuple(_walk(x, leaves) for x in (v.start, v.stop, v.step)))
     if type(v) is dict:
         return ("dict", tuple(v), tuple(_walk(x, leaves) for x in v.values()))
     return ("static", v)
@@ -165,6 +167,8 @@ def _build(d, it, list_type, make_object):
         return list_type(_build(x, it, list_type, make_object) for x in d[1])
     if kind == "tuple":
         return tuple(_build(x, it, list_type, make_object) for x in d[1])
+    if kind == "slice":
+        return slice(*(_build(x, it, list_type, make_object) for x in d[1]))
     if kind == "dict":
         return dict(zip(d[1], (_build(x, it, list_type, make_object) for x in d[2])))
     if kind == "object":
