@@ -2,6 +2,7 @@
 rounded result, the same for an element wherever it sits, vectorised inside a fused
 expression, and differentiated like np.sin on both backends."""
 import os
+import re
 import subprocess
 import sys
 
@@ -90,6 +91,19 @@ def test_fused_expression_calls_the_vector_routine():
     widest = max(svml.vector_widths())
     for name in svml.NAMES:
         assert f"__svml_{name}{widest}{svml.ACCURACY}" in assembly, name
+
+
+def sum_sin_x_times_x(x):
+    return np.sum(np.sin(x) * x)
+
+
+@needs_svml
+def test_compiled_gradient_calls_the_vector_routines():
+    """The benchmark's gradient, ``sin(x) + x * cos(x)``, as the numba backend compiles it."""
+    llvm_ir = sstad.dump(sstad.grad(sum_sin_x_times_x), np.linspace(-2, 2, 9), emit="llvm")
+    widest = max(svml.vector_widths())
+    for name in svml.NAMES:
+        assert re.search(rf"call [^\n]*@__svml_{name}{widest}{svml.ACCURACY}\(", llvm_ir), name
 
 
 def test_vector_widths_follow_the_cpu_numba_compiles_for(monkeypatch):
