@@ -113,9 +113,11 @@ def label(budget):
 
 
 def hand_written():
-    """The same gradient written by hand in Numba, three ways: a list of the states (what
-    sstad tapes), one preallocated 2-D tape grown by doubling, and that tape with the
-    backward sweep as scalar loops (no temporaries).  Imported on demand (--hand)."""
+    """The same gradient written by hand in Numba, five ways: a list of the states (what
+    sstad tapes), one preallocated 2-D tape grown by doubling, that tape with the
+    backward sweep as scalar loops (no temporaries), a 2-D tape kept from one call to the
+    next (no fresh memory after the first call), and checkpoints every 1024 steps with
+    each segment rerun into one 1024-row tape (the cache).  Imported on demand (--hand)."""
     import numba
 
     @numba.njit
@@ -154,8 +156,56 @@ def hand_written():
                 dk -= dt * dy * tape[j]
                 dy = dy + dt * dy * (-k)
         return dk
+    @numba.njit
+    def into(tape, y0, k, steps):
+        y, t, dt, n = y0.copy(), 0.0, 1.0 / steps, 0
+        while t < 1.0 - 0.5 * dt:
+            if n == tape.shape[0]:
+                bigger = np.empty((2 * n, y.shape[0]))
+                bigger[:n] = tape
+                tape = bigger
+            tape[n] = y
+            y = y + dt * (-k * y + np.sin(t))
+            t, n = t + dt, n + 1
+        dy, dk = 2.0 * y, np.zeros_like(k)
+        for j in range(n - 1, -1, -1):
+            dk -= dt * dy * tape[j]
+            dy = dy + dt * dy * (-k)
+        return dk, tape
+
+    kept = [np.empty((16, N))]
+
+    def by_kept_array(y0, k, steps):
+        dk, kept[0] = into(kept[0], y0, k, steps)
+        return dk
+
+    @numba.njit
+    def by_segments(y0, k, steps, rows):
+        y, t, dt, n = y0.copy(), 0.0, 1.0 / steps, 0
+        tape, states, times = np.empty((rows, y.shape[0])), [y], [t]
+        while t < 1.0 - 0.5 * dt:
+            if n > 0 and n % rows == 0:
+                states.append(y)
+                times.append(t)
+            tape[n % rows] = y
+            y = y + dt * (-k * y + np.sin(t))
+            t, n = t + dt, n + 1
+        dy, dk = 2.0 * y, np.zeros_like(k)
+        for g in range(len(states) - 1, -1, -1):
+            stop = min(n, (g + 1) * rows)
+            if g < len(states) - 1:            # the last segment's tape is still there
+                y, t = states[g], times[g]
+                for m in range(stop - g * rows):
+                    tape[m] = y
+                    y = y + dt * (-k * y + np.sin(t))
+                    t = t + dt
+            for j in range(stop - g * rows - 1, -1, -1):
+                dk -= dt * dy * tape[j]
+                dy = dy + dt * dy * (-k)
+        return dk
     return {"list": by_list, "2-D": lambda y0, k, s: by_array(y0, k, s, False),
-            "2-D, scalar loops": lambda y0, k, s: by_array(y0, k, s, True)}
+            "2-D, scalar loops": lambda y0, k, s: by_array(y0, k, s, True),
+            "2-D kept": by_kept_array, "segments": lambda y0, k, s: by_segments(y0, k, s, 1024)}
 
 
 def hand_table(steps_list):
