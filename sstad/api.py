@@ -12,7 +12,7 @@ import numpy as np
 
 from sstad.backend import cuda, targets  # noqa: F401  (registers the python, numba and cuda backends)
 from sstad.backend import loader
-from sstad.backend.base import BACKENDS, get_backend
+from sstad.backend.base import BACKENDS, Backend, get_backend
 from sstad.backend.python import emit_module
 from sstad.backend.source_key import code_digest, source_key
 from sstad.errors import BackendError
@@ -50,6 +50,7 @@ class Compiled:
 
     def _start(self):
         self._single = self.out_tree == ("leaf",) and len(self.results) == 1 and _declared(self.results[0])
+        self.finish = self._finisher()
         self.key = None           # the source key of its disk record (see Jitted.specialise)
         self.code = None          # code_digest of the function when the key was taken
         self.saved = ()           # the backends whose text the record on disk holds
@@ -153,13 +154,53 @@ class Compiled:
     def run(self, backend, leaves):
         backend = get_backend(backend)
         fn = self._callables.get(backend.name) or self.callable(backend)
-        out = backend.call(fn, leaves)
-        results = self.results
+        return self.finish(backend.call(fn, leaves))
+
+    def _finisher(self):
+        """``out`` of the compiled code -> the caller's result: a function chosen once."""
         if self._single:                                   # one result, no dtype to fix
-            return out
+            return _unchanged
+        results = self.results
+        if self.out_tree == ("leaf",) and len(results) == 1 and isinstance(results[0], (A.Array, A.Scalar)):
+            kind = np.ndarray if isinstance(results[0], A.Array) else _returned_type(results[0].dtype)
+            return functools.partial(_one_value, kind, results[0].dtype, self._general)
+        arrays = tuple(r.dtype for r in results if isinstance(r, A.Array))
+        if len(results) > 1 and len(arrays) == len(results) and self.out_tree == ("tuple", (("leaf",),) * len(arrays)):
+            return functools.partial(_tuple_of_arrays, arrays, self._general)
+        return self._general
+
+    def _general(self, out):
+        results = self.results
         flat = [] if not results else [out] if len(results) == 1 else list(out)
         flat = [_as_declared(v, r) for v, r in zip(flat, results)]
         return unflatten(self.out_tree, flat, list_type=list)
+
+
+def _unchanged(out):
+    return out
+
+
+def _returned_type(dtype):
+    """The type of a scalar of ``dtype`` that needs no conversion (:func:`_as_declared`):
+    ``float`` for float64, as Numba returns it; the NumPy scalar type otherwise."""
+    return float if dtype == np.float64 else complex if dtype == np.complex128 else dtype.type
+
+
+def _one_value(kind, dtype, general, out):
+    """One array or scalar as declared: handed back as it is."""
+    if type(out) is kind and (kind is not np.ndarray or out.dtype is dtype):
+        return out
+    return general(out)
+
+
+def _tuple_of_arrays(dtypes, general, out):
+    """A tuple of arrays as declared: handed back as it is (the common gradient's result)."""
+    if type(out) is tuple and len(out) == len(dtypes):
+        for v, dtype in zip(out, dtypes):
+            if type(v) is not np.ndarray or v.dtype is not dtype and v.dtype != dtype:
+                return general(out)
+        return out
+    return general(out)
 
 
 class _Background:
@@ -304,6 +345,7 @@ class Jitted:
         self.fn, self.backend, self.fallback, self.tiered = fn, get_backend(backend), fallback, tiered
         self._compiled = {}     # signature -> Compiled
         self._dispatch = {}     # _dispatch_key -> Compiled: the common case without a signature walk
+        self._direct = {}       # _dispatch_key -> (Compiled, its compiled code): see _directly
         functools.update_wrapper(self, fn, updated=())
 
     def specialise(self, args):
@@ -340,6 +382,7 @@ class Jitted:
         """Compile ``args``' signature again without shape speculation (its checks failed)
         and use that from now on, for every signature that ran ``compiled``."""
         general = Compiled(self.fn, args)
+        self._direct.clear()
         for table in (self._compiled, self._dispatch):
             for key, value in table.items():
                 if value is compiled:
@@ -348,9 +391,26 @@ class Jitted:
     def _forget(self):
         self._compiled.clear()
         self._dispatch.clear()
+        self._direct.clear()
+
+    def _directly(self, key, compiled, backend):
+        """Let later calls with ``key`` call ``compiled``'s code with the arguments as they
+        are: where they are its leaves (no captured globals to check and append), the
+        backend calls it plainly and it is compiled and saved (not tiered)."""
+        if key is not None and not self.tiered and not compiled.captures and backend is self.backend \
+                and type(backend).call is Backend.call and backend.name in compiled._callables \
+                and (compiled.key is None or backend.name in compiled.saved):
+            self._direct[key] = (compiled, compiled._callables[backend.name])
 
     def __call__(self, *args):
         key = _dispatch_key(args)
+        direct = self._direct.get(key) if key is not None else None
+        if direct is not None:
+            compiled, fn = direct
+            try:
+                return compiled.finish(fn(*args))
+            except Exception as exc:         # handled as the general path does (not run again)
+                return self._failed(compiled, args, self.backend, exc)
         compiled = self._dispatch.get(key) if key is not None else None
         leaves = compiled.leaves(args, plain=True) if compiled is not None else None
         if leaves is None:
@@ -362,6 +422,7 @@ class Jitted:
                 leaves = compiled.leaves(args)
             if key is not None:
                 self._dispatch[key] = compiled
+        backend = self.backend
         try:
             backend = compiled.ready(self.backend) if self.tiered else self.backend
             out = compiled.run(backend, leaves)
@@ -369,23 +430,29 @@ class Jitted:
                 compiled.save(backend)
             if self.tiered:
                 compiled.compile_in_background(self.backend, leaves)
+            else:
+                self._directly(key, compiled, backend)
             return out
-        except ShapeSpeculation:
+        except Exception as exc:
+            return self._failed(compiled, args, backend, exc)
+
+    def _failed(self, compiled, args, backend, exc):
+        """What a call that raised ``exc`` in ``compiled``'s code returns or raises."""
+        if isinstance(exc, ShapeSpeculation):
             self._without_speculation(compiled, args)
             return self(*args)
-        except Exception as exc:
-            error = self.backend.translate_error(exc, self.fn.__name__, compiled.loc)
-            if error is None:
-                raise
-            if not self.fallback:
-                raise error from None
-            warnings.warn(str(error), stacklevel=2)
-            self.backend = get_backend("python")
-            if "python" not in compiled._sources and compiled.module is None:   # read from disk: lower it
-                self._forget()
-                compiled = self.specialise(args)
-                leaves = compiled.leaves(args)
-            return compiled.run(self.backend, leaves)
+        error = self.backend.translate_error(exc, self.fn.__name__, compiled.loc)
+        if error is None:
+            raise exc
+        if not self.fallback:
+            raise error from None
+        warnings.warn(str(error), stacklevel=3)
+        self.backend = get_backend("python")
+        self._direct.clear()
+        if "python" not in compiled._sources and compiled.module is None:   # read from disk: lower it
+            self._forget()
+            compiled = self.specialise(args)
+        return compiled.run(self.backend, compiled.leaves(args))
 
 
 def jit(fn=None, *, backend="numba", fallback=False, tiered=False):
