@@ -207,3 +207,54 @@ def tile(A, reps):
         target = target + (r, n)
         merged = merged + (r * n,)
     return np.reshape(np.broadcast_to(np.reshape(A, inter), target), merged)
+
+
+@composite(np.meshgrid)
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """np.meshgrid: each 1-d coordinate vector shaped to run along its own axis (the first
+    two swapped for ``indexing='xy'``), broadcast to the full grid unless ``sparse``."""
+    if indexing != "xy" and indexing != "ij":
+        raise ValueError("np.meshgrid: Valid values for `indexing` are 'xy' and 'ij'.")
+    n = len(xi)
+    sizes = ()
+    for k in static_range(n):
+        sizes = sizes + (np.size(xi[k]),)
+    if indexing == "xy" and n > 1:
+        sizes = (sizes[1], sizes[0]) + sizes[2:]
+    grids = ()
+    for k in static_range(n):
+        axis = (1 - k if k < 2 else k) if indexing == "xy" and n > 1 else k
+        g = np.reshape(np.ravel(xi[k]), (1,) * axis + (-1,) + (1,) * (n - axis - 1))
+        if not sparse:
+            g = np.broadcast_to(g, sizes)
+        grids = grids + (g.copy() if copy else g,)
+    return grids
+
+
+@composite(np.lib.stride_tricks.sliding_window_view)
+def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    """np.lib.stride_tricks.sliding_window_view: the windows gathered by one index array per
+    axis (a new array, not a view; NumPy's view is read-only by default anyway), the window
+    axes last, in the order of ``axis``."""
+    if writeable:
+        raise NotImplementedError("sliding_window_view: writeable=True is not supported (the windows are a copy)")
+    window = tuple(window_shape) if np.ndim(window_shape) else (window_shape,)
+    if axis is None:
+        if len(window) != np.ndim(x):
+            raise ValueError("sliding_window_view: window_shape must have one entry per dimension of x "
+                             "when axis is None")
+        axes = tuple(static_range(np.ndim(x)))
+    else:
+        axes = tuple(axis) if np.ndim(axis) else (axis,)
+        if len(axes) != len(window):
+            raise ValueError("sliding_window_view: window_shape and axis must have the same length")
+    out = x
+    for k in static_range(len(axes)):
+        a = check_axis(axes[k], np.ndim(x), "sliding_window_view")
+        w = window[k]
+        assert w >= 0 and w <= out.shape[a], "sliding_window_view: window shape cannot be larger than input array shape"
+        count = out.shape[a] - w + 1
+        index = np.ravel(np.reshape(np.arange(count), (-1, 1)) + np.arange(w))
+        taken = np.take(out, index, axis=a)
+        out = np.moveaxis(np.reshape(taken, out.shape[:a] + (count, w) + out.shape[a + 1:]), a + 1, -1)
+    return out

@@ -731,6 +731,23 @@ def _reversed(self, args, kwargs, node):
                      "range(len(L) - 1, -1, -1) and index it")
 
 
+def _sorted(self, args, kwargs, node):
+    """``sorted()`` of a tuple or list literal of numbers: a list of them in order, by
+    ``np.sort`` (so the gradient follows each value to its place)."""
+    seq = args[0] if len(args) == 1 else None
+    reverse = kwargs.get("reverse", ir.Const(False))
+    items = [self.atom(v, node) for v in seq] if isinstance(seq, (tuple, StaticList)) else None
+    if items is None or set(kwargs) - {"reverse"} or not isinstance(reverse, ir.Const) or not all(
+            isinstance(v.type, A.Scalar) for v in items):
+        raise self.error(UnsupportedSyntaxError, "sorted() takes a tuple or list literal of numbers here "
+                         "(with a constant reverse=, no key=)", node, "sort an array with np.sort instead")
+    if not items:
+        return StaticList(())
+    ordered = self.call_numpy("sort", [self.call_numpy("array", [tuple(items)], {}, node)], {}, node)
+    out = [self.subscript(ordered, (ir.Const(k),), node) for k in range(len(items))]
+    return StaticList(out[::-1] if reverse.value else out)
+
+
 def _abs(self, args, kwargs, node):
     x = self.atom(args[0], node)
     if isinstance(x, ir.Const):
@@ -1063,6 +1080,7 @@ BUILTINS = {id(builtins.len): _len, id(builtins.range): _range, id(builtins.abs)
             id(np.split): _np_split, id(np.linalg.slogdet): _np_slogdet,
             id(builtins.list): _list, id(builtins.tuple): _tuple, id(builtins.dict): _dict,
             id(builtins.slice): _slice, id(builtins.reversed): _reversed,
+            id(builtins.sorted): _sorted,
             id(functools.reduce): _reduce, **{id(f): handler for f, handler in OPERATORS.items()}}
 
 
