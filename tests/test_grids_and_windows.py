@@ -67,7 +67,11 @@ WINDOWS = [(windows_1d, V), (windows_tuple, V), (windows_2d, M), (windows_axis, 
 @pytest.mark.parametrize("fn, x", WINDOWS, ids=[w[0].__name__ for w in WINDOWS])
 def test_sliding_window_view(fn, x, backend):
     want, got = fn(x), sstad.jit(fn, backend=backend)(x)
-    assert np.shape(got) == np.shape(want) and np.array_equal(got, want)
+    assert np.shape(got) == np.shape(want)
+    if np.ndim(want):
+        assert np.array_equal(got, want)                # the windows: exact
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
     check_grads(fn, (x,), backend=backend)
 
 
