@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from sstad.backend import cuda, targets  # noqa: F401  (registers the python, numba and cuda backends)
-from sstad.backend import loader
+from sstad.backend import heap, loader
 from sstad.backend.base import BACKENDS, Backend, get_backend
 from sstad.backend.python import emit_module
 from sstad.backend.source_key import code_digest, source_key
@@ -343,6 +343,7 @@ class Jitted:
 
     def __init__(self, fn, backend, fallback, tiered=False):
         self.fn, self.backend, self.fallback, self.tiered = fn, get_backend(backend), fallback, tiered
+        heap.keep_freed_memory()      # a tape's pages are reused by the next call, not faulted in again
         self._compiled = {}     # signature -> Compiled
         self._dispatch = {}     # _dispatch_key -> Compiled: the common case without a signature walk
         self._direct = {}       # _dispatch_key -> (Compiled, its compiled code): see _directly
