@@ -137,3 +137,31 @@ def test_concatenating_a_list_along_no_axis_is_refused_in_reverse_mode():
         return np.sum(np.concatenate(parts, axis=None))
     with pytest.raises(SstadError, match="np.concatenate of a list built at run time needs a constant axis"):
         sstad.grad(f)(X)
+
+
+def repeated_pairs(x, n):
+    items = [x[0], x[1] * 2.0] * n
+    total = 0.0
+    for i in range(len(items)):
+        total = total + items[i] * (i + 1)
+    return total
+
+
+def repeated_arrays(x):
+    hs = [np.zeros(x.shape[1])] * x.shape[0]
+    for i in range(x.shape[0]):
+        hs[i] = hs[i - 1] * 0.5 + x[i]
+    return np.sum(np.stack(hs) ** 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, args", [(repeated_pairs, (X[0], 3)), (repeated_pairs, (X[0], 0)), (repeated_arrays, (X,))],
+                         ids=["pairs", "none", "arrays"])
+def test_list_literal_times_a_run_time_int(fn, args, backend):
+    assert sstad.jit(fn, backend=backend)(*args) == fn(*args)
+    check_grads(fn, args, backend=backend)
+
+
+def test_tuple_times_a_run_time_int_is_refused():
+    with pytest.raises(SstadError, match=r"a list literal times a run-time int is a run-time list"):
+        sstad.jit(lambda x: (1.0, 2.0) * len(x), backend="python")(X)

@@ -6,8 +6,8 @@ objective, quantile losses, graph pooling by np.bincount / np.add.at, maximum dr
 and an SIR fit.  Each against central finite differences (value, reverse and forward
 mode; second order where the program asks) with check_grads; Numba runs are slow.
 
-Below them, the idioms of these programs that stay refused: a clear error at the user's
-line, and a strict xfail that says why."""
+Below them, idioms of these programs: those that stay refused have a clear error at the
+user's line and a strict xfail that says why."""
 import inspect
 import re
 
@@ -71,26 +71,20 @@ def test_the_same_heads_as_a_batch_match_the_list():
                                up.transformer_heads_listed(params, x, 2), rtol=1e-12)
 
 
-# --- a list of a run-time length made by repetition ---------------------------------------------
+# --- a list of a run-time length made by repetition, written by index ------------------------------
 
 def returns_by_repeated_list(rewards, gamma):
     G = 0.0
-    returns = [0.0] * len(rewards)                     # ERR repeat
+    returns = [0.0] * len(rewards)
     for t in reversed(range(len(rewards))):
         G = rewards[t] + gamma * G
         returns[t] = G
     return np.sum(np.array(returns) ** 2)
 
 
-@pytest.mark.xfail(strict=True, raises=SstadError,
-                   reason="[0.0] * n needs n known at compile time (a sequence of a static length)")
-def test_list_repeated_to_a_run_time_length():
-    check_grads(returns_by_repeated_list, (np.array([1.0, -0.5, 2.0]), 0.9), backend="python")
-
-
-def test_list_repeated_to_a_run_time_length_is_refused_at_its_line():
-    refused_at(returns_by_repeated_list, (np.array([1.0, -0.5, 2.0]), 0.9),
-               r"(?s)`mul` on tuples/lists is not supported.*with a constant int", "# ERR repeat")
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_list_repeated_to_a_run_time_length(backend):
+    check_grads(returns_by_repeated_list, (np.array([1.0, -0.5, 2.0]), 0.9), backend=backend)
 
 
 # --- squeeze without an axis -------------------------------------------------------------------

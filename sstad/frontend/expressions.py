@@ -12,7 +12,7 @@ from sstad.frontend.builder import FALSE, TRUE, Conflict
 from sstad.frontend.objects import is_object, member
 from sstad.frontend.pytree import StaticList, flatten, is_atom, same_treedef
 from sstad.frontend.scope import resolve
-from sstad.frontend.values import BoundMethod, Closure
+from sstad.frontend.values import BoundMethod, Closure, Counted
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot
@@ -245,8 +245,24 @@ class ExpressionLowering:
             seq, n = (a, b) if isinstance(a, (tuple, StaticList)) else (b, a)
             if isinstance(n, ir.Const) and isinstance(n.value, int):
                 return kind(tuple(seq) * n.value)
+            if isinstance(seq, StaticList) and seq and is_atom(n) and isinstance(n.type, A.Scalar) \
+                    and n.type.dtype.kind in "iu":
+                return self.repeated_list(tuple(seq), n, node)
         raise self.error(UnsupportedSyntaxError, f"`{name}` on tuples/lists is not supported here", node,
-                         "sequences support + with another sequence and * with a constant int")
+                         "sequences support + with another sequence and * with a constant int; a list literal "
+                         "times a run-time int is a run-time list ([0.0] * n)")
+
+    def repeated_list(self, items, n, node):
+        """``[0.0] * len(x)``: a run-time list of ``n`` copies of the items (numbers or arrays)."""
+        from sstad.frontend.calls import runtime_list
+        k = len(items)
+
+        def element(i):
+            if k == 1:
+                return items[0]
+            return self.select_item(StaticList(items), self.binop("mod", i, ir.Const(k), node), node)
+        total = self.binop("mul", n, ir.Const(k), node)
+        return runtime_list(self, Counted(ir.Const(0), total, ir.Const(1), element), node, "a repeated list")
 
     def expr_UnaryOp(self, node):
         value = self.expr(node.operand)
