@@ -25,16 +25,32 @@ class ViewWrites:
         return out
 
     def after_write(self, old, new):
-        """``old`` was written (its new version is ``new``): derive its live views again."""
-        stale = {leaf for scope in self.scopes for v in scope.env.values()
-                 for leaf in ([v] if is_atom(v) else flatten(v)[1])
-                 if leaf in self.view_origin and self.view_origin[leaf].args[0] is old}
-        for view in stale:
-            origin = self.view_origin[view]
-            fresh = self.apply(origin.prim.name, [new] + list(origin.args[1:]), dict(origin.params),
-                               hint=view.hint)
-            self.view(fresh, new)
-            self.rebind(view, fresh)
+        """``old`` was written (its new version is ``new``): derive its live views again,
+        and views of those views (``part = y[1][1:3]``, ``row = y[1]; part = row[1:3]``)."""
+        live = {leaf for scope in self.scopes for v in scope.env.values()
+                for leaf in ([v] if is_atom(v) else flatten(v)[1]) if leaf in self.view_origin}
+        fresh = {}
+        for view in live:
+            made = self.derive_again(view, old, new, fresh)
+            if made is not None:
+                self.rebind(view, made)
+
+    def derive_again(self, view, old, new, fresh):
+        """``view`` made again from ``new`` if ``old`` is its base or its base's base, ...;
+        else None.  ``fresh`` holds the views already made again (shared bases)."""
+        if view in fresh:
+            return fresh[view]
+        origin = self.view_origin.get(view)
+        if origin is None:
+            return None
+        base = origin.args[0]
+        base = new if base is old else self.derive_again(base, old, new, fresh)
+        if base is None:
+            return None
+        made = self.apply(origin.prim.name, [base] + list(origin.args[1:]), dict(origin.params), hint=view.hint)
+        self.view(made, base)
+        fresh[view] = made
+        return made
 
     def write_view(self, view, index, value, node):
         """``view[index] = value`` where ``view`` shares memory with a base array."""
