@@ -527,6 +527,18 @@ class ReverseMode(ListAdjoints, Sweep):
         _pair(pos_refs[:len(leading)], cts, pairs)
         return pairs
 
+    def last_writes_only(self, dv, dout, index_atoms, write, read):
+        """``y[idx] = v`` with an index array that repeats a place: NumPy keeps the last
+        write there, so only that item of ``v`` gets the place's cotangent.  Each item
+        writes its number into a scratch array; an item that reads its own number back won."""
+        size = self.L.attribute(dv, "size", None)
+        ids = self.L.call_numpy("arange", [ir.Const(1.0), self.L.binop("add", size, ir.Const(1.0), None)], {}, None)
+        ids = self.L.call_numpy("reshape", [ids, self.L.attribute(dv, "shape", None)], {}, None)
+        marks = self.L.call_numpy("zeros_like", [dout], {}, None)
+        marks = self.L.apply("setitem", [marks, ids] + index_atoms, {"index": write}, hint="marks")
+        won = self.L.apply("op.eq", [self.L.apply("getitem", [marks] + index_atoms, {"index": read}), ids])
+        return self.L.call_numpy("where", [won, dv, ir.Const(0.0)], {}, None)
+
     def back_inplace(self, stmt, subst, saved):
         name = stmt.prim.name
         out = stmt.outs[0]
@@ -550,7 +562,9 @@ class ReverseMode(ListAdjoints, Sweep):
             value = stmt.args[1]
             if self.active(value):
                 dv = self.L.apply("getitem", [dout] + index_atoms, {"index": read})
-                if isinstance(dv.type, A.Array):      # a view: dout's region is zeroed below
+                if any(isinstance(a.type, A.Array) and a.type.dtype.kind in "iu" for a in index_atoms):
+                    dv = self.last_writes_only(dv, dout, index_atoms, stmt.params["index"], read)
+                elif isinstance(dv.type, A.Array):      # a view: dout's region is zeroed below
                     dv = self.L.copy_of(dv, "d" + value.hint)
                 self.accumulate(value, self.L.call_numpy("unbroadcast", [dv, mapped(value, subst)], {}, None))
             if self.active(stmt.args[0]):
