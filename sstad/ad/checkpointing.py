@@ -19,9 +19,9 @@ part of the L2 cache, so that their reruns reuse the same memory; together at mo
 the budget.
 
 Memory: the first segment's tapes and one other segment's, together at most half the
-budget, plus the checkpoints (the carried values once per segment).  Time: one more forward sweep
-over every segment but the first and the last.  The segment length follows from the
-bytes, so it fits loops whose trip count is known only when they end (``while``,
+budget, plus the checkpoints (the carried values once per segment).  Time: one more
+forward sweep over every segment but the first and the last.  The segment length follows
+from the bytes, so it fits loops whose trip count is known only when they end (``while``,
 ``break``).  Revolve's binomial schedule needs the trip count in advance; this schedule
 does not, and it stays within the budget up to about ``budget / 2 * later / (state bytes
 * bytes per iteration)`` iterations (about 10^8 for 100 MB and a 64-element state), past
