@@ -54,8 +54,8 @@ def test_every_policy_with_a_kept_segment(fn, policy):
     same(grads, sstad.grad(fn, argnums=(0, 1), policy=policy, tape_budget=None)(X.copy(), W))
 
 
-@pytest.mark.parametrize("fn", [matrix_for, sc.in_place_write, while_break, sc.written_row],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [pytest.param(matrix_for, marks=pytest.mark.slow), sc.in_place_write, while_break,
+                                sc.written_row], ids=lambda f: f.__name__)
 def test_numba_kept_segment(fn):
     grads = sstad.jit(sstad.grad(fn, argnums=(0, 1), tape_budget=BUDGET))(X.copy(), W)
     same(grads, sstad.jit(sstad.grad(fn, argnums=(0, 1), tape_budget=None))(X.copy(), W))
