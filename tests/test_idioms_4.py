@@ -165,3 +165,33 @@ def test_list_literal_times_a_run_time_int(fn, args, backend):
 def test_tuple_times_a_run_time_int_is_refused():
     with pytest.raises(SstadError, match=r"a list literal times a run-time int is a run-time list"):
         sstad.jit(lambda x: (1.0, 2.0) * len(x), backend="python")(X)
+
+
+def list_literal_written(x):
+    hs = [x[0] * 1.0, x[1] * 2.0, x[2] * 3.0]
+    hs[0] = np.sin(hs[2])
+    hs[-1] += hs[0] * hs[1]
+    return np.sum(hs[0] * hs[2])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_list_literal_written_at_constant_indices(backend):
+    check_grads(list_literal_written, (X,), backend=backend, order=2 if backend == "python" else 1)
+
+
+def test_list_literal_written_at_a_run_time_index_is_refused_with_the_way_out():
+    def f(x):
+        hs = [x * 1.0, x * 2.0, x * 3.0]
+        for i in range(3):
+            hs[i] += np.sin(hs[i - 1])
+        return np.sum(hs[0] * hs[2])
+    with pytest.raises(SstadError, match=r"(?s)list literal at a run-time index.*hs.append\(v\)"):
+        sstad.grad(f)(X)
+    with pytest.raises(SstadError, match="list assignment index 3 out of range"):
+        sstad.grad(_write_past_end)(X)
+
+
+def _write_past_end(x):
+    hs = [x, x * 2.0]
+    hs[3] = x
+    return np.sum(hs[0])

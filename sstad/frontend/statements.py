@@ -410,6 +410,19 @@ class StatementLowering:
             key = self.static_key(index, node)
             self.rebind_static(base, {**base, key: value})
             return
+        if isinstance(base, StaticList) and len(index) == 1:
+            item = index[0]
+            if not (isinstance(item, ir.Const) and isinstance(item.value, int)):
+                raise self.error(UnsupportedSyntaxError, "writing into a list literal at a run-time index is not "
+                                 "supported", node, "build the list at run time (`hs = []` then `hs.append(v)`) "
+                                 "to write hs[i], or write at a constant index")
+            items = list(base)
+            if not -len(items) <= item.value < len(items):
+                raise self.error(SstadTypeError, f"list assignment index {item.value} out of range for a list of "
+                                 f"{len(items)} items", node)
+            items[item.value] = value
+            self.rebind_static(base, StaticList(items))
+            return
         if not is_atom(base):
             raise self.error(UnsupportedSyntaxError, f"cannot assign into {self.describe(base)}", node,
                              "tuples are immutable; build a new one")
