@@ -25,10 +25,12 @@ BUDGET = 10 ** 6        # room to keep a segment: the sizes below decide
 
 
 @pytest.fixture(autouse=True)
-def small_segments(monkeypatch):
-    """A first segment of about 3 iterations of a 5-element state, later ones of about 1."""
+def small_segments(monkeypatch, tmp_path):
+    """A first segment of about 3 iterations of a 5-element state, later ones of about 1;
+    an empty disk cache (its key has sstad's source, not these values)."""
     monkeypatch.setattr(checkpointing, "STORED", 600)
     monkeypatch.setattr(checkpointing, "SEGMENT", 200)
+    monkeypatch.setenv("SSTAD_CACHE_DIR", str(tmp_path))
 
 
 def same(a, b):
@@ -116,7 +118,9 @@ def test_an_exception_mid_loop_leaves_nothing_behind():
 
 
 def test_a_gradient_that_calls_a_gradient():
-    """Reentrancy: the outer loop's body calls a checkpointed gradient of its own."""
+    """Reentrancy: the outer loop's body calls a checkpointed gradient of its own.  (The
+    empty disk cache matters here too: loading this numba gradient from the cache in a
+    second process crashes, with or without a budget.)"""
     inner = sstad.grad(sc.while_euler, argnums=0, tape_budget=BUDGET)
 
     def outer(x, w):
