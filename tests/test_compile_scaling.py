@@ -224,6 +224,42 @@ def test_parts_and_kernels_are_compiled_once_and_called_by_symbol(tmp_path):
     assert last["value"] == expected and 2 <= last["misses"] < last["functions"], last
 
 
+NESTED = textwrap.dedent('''
+    import sys
+    import numpy as np, sstad
+
+    def euler(x, w):
+        y, t = x.copy(), 0.0
+        while t < 1.0:
+            y = y + 0.1 * np.sin(w * y) * y
+            t = t + 0.1
+        return np.sum(y * y)
+
+    inner = sstad.grad(euler)
+
+    def outer(x, w):
+        h = x.copy()
+        for i in range(3):
+            h = h + 0.1 * inner(h, w)
+        return np.sum(h * h)
+
+    x = np.array([0.3, -0.8, 0.5, 1.1, -0.2])
+    print(repr(sstad.jit(sstad.grad(outer, argnums=1), backend="numba")(x, 0.7)))
+''')
+
+
+def test_a_cached_entry_loads_the_callees_of_the_functions_linked_into_it(tmp_path):
+    """The inner gradient's pullback is linked into the outer gradient's code and calls a
+    kernel the outer code does not call itself: a new process that loads the entry from
+    the disk cache must load that kernel too (it jumped to an unresolved symbol)."""
+    (tmp_path / "nested_program.py").write_text(NESTED)
+    env = dict(os.environ, SSTAD_CACHE_DIR=str(tmp_path / "cache"))
+    runs = [subprocess.run([sys.executable, str(tmp_path / "nested_program.py")], capture_output=True,
+                           text=True, env=env, timeout=300) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[-1].stderr
+    assert runs[0].stdout == runs[1].stdout
+
+
 def test_only_parts_without_loops_are_optimised_as_glue(monkeypatch):
     """LLVM's -O1 for a straight-line part (calls and short expressions); a part that
     holds a loop, and every kernel, keeps -O3."""

@@ -160,9 +160,25 @@ class _LinkedImpl(caching.CompileResultCacheImpl):
     """A cache entry: (the callees the code calls, Numba's own entry)."""
 
     def reduce(self, cres):
-        callees = [lib.callee for lib in cres.library._linking_libraries
-                   if isinstance(lib, SymbolLibrary) and lib.callee is not None]
-        return (callees, super().reduce(cres))
+        return (_callees(cres.library), super().reduce(cres))
+
+
+def _callees(library):
+    """The callees ``library``'s code calls by symbol, also those of the functions linked
+    into it (a function without a callee mark calls its own callees, and its code is in
+    the caller's entry: a process that loads the entry must hold them too)."""
+    found, seen, todo = [], set(), list(library._linking_libraries)
+    while todo:
+        lib = todo.pop()
+        if id(lib) in seen:
+            continue
+        seen.add(id(lib))
+        if isinstance(lib, SymbolLibrary):
+            if lib.callee is not None and lib.callee not in found:
+                found.append(lib.callee)
+        else:
+            todo.extend(lib._linking_libraries)
+    return found
 
 
 class _LinkedCache(caching.FunctionCache):
