@@ -54,8 +54,10 @@ def directional_derivative(fn, args, direction, cotangent, eps=1e-6):
     # kink the gap stays: the slopes differ.
     if gaps[1] > 1e-6 * (1 + abs(estimates[1])) and gaps[1] > 0.25 * gaps[0]:
         return None
-    if abs(estimates[0] - estimates[1]) > 1e-4 * (1 + abs(estimates[0])):
-        return None                                  # the estimate moves with the step: a jump
+    # The estimate moves with the step: a jump, or a curvature so steep near a singularity
+    # (sqrt(|x|) at x = 1e-4) that the difference is not accurate to the 1e-4 the tests ask.
+    if abs(estimates[0] - estimates[1]) > 1e-5 * (1 + abs(estimates[0])):
+        return None
     return estimates[0]
 
 
