@@ -609,6 +609,7 @@ def _(a, b, out, dout, rcond=None):
 from sstad.runtime.primitive import PRIMITIVES, declare  # noqa: E402
 
 declare("diag", may_alias=True)                      # np.diag of a matrix is a view
+declare("op.matmul", "matmul", matrix_product=True)
 declare("einsum", "tensordot", "dot", "vdot", "inner", "outer", "matmul", "kron", "trace", "diag",
         multilinear=True)
 declare("einsum", "tensordot", "dot", "inner", "matmul", *[name for name in PRIMITIVES if name.startswith("linalg.")],

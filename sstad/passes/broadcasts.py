@@ -189,7 +189,7 @@ def _unread_unbroadcasts(block, uses):
 
 def _is_matrix_product(stmt):
     """``a @ b`` or ``np.matmul(a, b)`` of two matrices of one floating dtype."""
-    if not isinstance(stmt, ir.Apply) or stmt.prim.name not in ("op.matmul", "matmul") or len(stmt.args) != 2:
+    if not isinstance(stmt, ir.Apply) or not stmt.prim.matrix_product or len(stmt.args) != 2:
         return False
     layout = stmt.params.get("layout", ((Slot(0), Slot(1)), {}))
     a, b, out = *stmt.args, stmt.outs[0]
