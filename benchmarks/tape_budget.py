@@ -135,9 +135,8 @@ def hand_written():
         return dk
 
     @numba.njit
-    def by_array(y0, k, steps, scalar_loops):
+    def into(tape, y0, k, steps, scalar_loops):
         y, t, dt, n, m = y0.copy(), 0.0, 1.0 / steps, 0, y0.shape[0]
-        tape = np.empty((16, m))
         while t < 1.0 - 0.5 * dt:
             if n == tape.shape[0]:
                 bigger = np.empty((2 * n, m))
@@ -155,28 +154,15 @@ def hand_written():
             else:
                 dk -= dt * dy * tape[j]
                 dy = dy + dt * dy * (-k)
-        return dk
-    @numba.njit
-    def into(tape, y0, k, steps):
-        y, t, dt, n = y0.copy(), 0.0, 1.0 / steps, 0
-        while t < 1.0 - 0.5 * dt:
-            if n == tape.shape[0]:
-                bigger = np.empty((2 * n, y.shape[0]))
-                bigger[:n] = tape
-                tape = bigger
-            tape[n] = y
-            y = y + dt * (-k * y + np.sin(t))
-            t, n = t + dt, n + 1
-        dy, dk = 2.0 * y, np.zeros_like(k)
-        for j in range(n - 1, -1, -1):
-            dk -= dt * dy * tape[j]
-            dy = dy + dt * dy * (-k)
         return dk, tape
+
+    def by_array(y0, k, steps, scalar_loops):
+        return into(np.empty((16, y0.shape[0])), y0, k, steps, scalar_loops)[0]
 
     kept = [np.empty((16, N))]
 
     def by_kept_array(y0, k, steps):
-        dk, kept[0] = into(kept[0], y0, k, steps)
+        dk, kept[0] = into(kept[0], y0, k, steps, False)
         return dk
 
     @numba.njit

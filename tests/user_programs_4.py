@@ -246,20 +246,20 @@ def _transformer_args(r):
     return params, r.normal(size=(5, d)), r.integers(0, d, 5)
 
 
-@program(_transformer_args)
-def transformer_next_token_loss(params, x, targets):
-    logits = transformer_block(params, x, 2)
+def next_token_nll(logits, targets):
     logits = logits - np.max(logits, axis=-1, keepdims=True)
     logp = logits - np.log(np.sum(np.exp(logits), axis=-1, keepdims=True))
     return -np.mean(logp[np.arange(len(targets)), targets])
+
+
+@program(_transformer_args)
+def transformer_next_token_loss(params, x, targets):
+    return next_token_nll(transformer_block(params, x, 2), targets)
 
 
 @program(_transformer_args)
 def transformer_heads_in_a_list(params, x, targets):
-    logits = transformer_heads_listed(params, x, 2)
-    logits = logits - np.max(logits, axis=-1, keepdims=True)
-    logp = logits - np.log(np.sum(np.exp(logits), axis=-1, keepdims=True))
-    return -np.mean(logp[np.arange(len(targets)), targets])
+    return next_token_nll(transformer_heads_listed(params, x, 2), targets)
 
 
 # --- reinforcement learning: soft value iteration until convergence, then a greedy max
