@@ -118,9 +118,8 @@ def test_an_exception_mid_loop_leaves_nothing_behind():
 
 
 def test_a_gradient_that_calls_a_gradient():
-    """Reentrancy: the outer loop's body calls a checkpointed gradient of its own.  (The
-    empty disk cache matters here too: loading this numba gradient from the cache in a
-    second process crashes, with or without a budget.)"""
+    """Reentrancy: the outer loop's body calls a checkpointed gradient of its own (a new
+    process loading it from the disk cache: tests/test_compile_scaling.py)."""
     inner = sstad.grad(sc.while_euler, argnums=0, tape_budget=BUDGET)
 
     def outer(x, w):
