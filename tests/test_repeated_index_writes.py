@@ -5,6 +5,7 @@ differences, second order on Python, Numba slow."""
 import numpy as np
 import pytest
 
+import sstad
 from sstad.testing import check_grads
 
 BACKENDS = ["python", pytest.param("numba", marks=pytest.mark.slow)]
@@ -53,3 +54,22 @@ CASES = [(written_twice, (R.normal(size=5), np.array([0, 2, 2, 3, 0]))),
 @pytest.mark.parametrize("fn, args", CASES, ids=[c[0].__name__ for c in CASES])
 def test_only_the_last_write_to_a_place_has_a_derivative(fn, args, backend):
     check_grads(fn, args, backend=backend, order=2 if backend == "python" else 1)
+
+
+def many_writes_in_half_precision(v, w, idx):
+    y = np.zeros(5, dtype=v.dtype)
+    y[idx] = v
+    return np.sum(y * w)
+
+
+def test_the_last_write_is_found_among_more_items_than_the_dtype_counts_exactly():
+    """3000 float16 items (float16 counts integers exactly only to 2048): item numbers
+    kept in the values' dtype made later items tie with earlier ones."""
+    n = 3000
+    v = np.linspace(0.1, 1.0, n).astype(np.float16)
+    w = np.arange(1, 6).astype(np.float16)
+    idx = np.tile(np.arange(5), n // 5)             # each place written 600 times: the last wins
+    want = np.zeros(n)
+    want[-5:] = np.arange(1, 6)
+    got = sstad.jit(sstad.grad(many_writes_in_half_precision), backend="python")(v, w, idx)
+    assert got.dtype == np.float16 and np.array_equal(got.astype(np.float64), want)

@@ -532,9 +532,10 @@ class ReverseMode(ListAdjoints, Sweep):
         write there, so only that item of ``v`` gets the place's cotangent.  Each item
         writes its number into a scratch array; an item that reads its own number back won."""
         size = self.L.attribute(dv, "size", None)
-        ids = self.L.call_numpy("arange", [ir.Const(1.0), self.L.binop("add", size, ir.Const(1.0), None)], {}, None)
+        # integer numbers: in dout's dtype (float16, bfloat16) they would stop being exact
+        ids = self.L.call_numpy("arange", [ir.Const(1), self.L.binop("add", size, ir.Const(1), None)], {}, None)
         ids = self.L.call_numpy("reshape", [ids, self.L.attribute(dv, "shape", None)], {}, None)
-        marks = self.L.call_numpy("zeros_like", [dout], {}, None)
+        marks = self.L.call_numpy("zeros", [self.L.attribute(dout, "shape", None)], {"dtype": ir.Const(np.int64)}, None)
         marks = self.L.apply("setitem", [marks, ids] + index_atoms, {"index": write}, hint="marks")
         won = self.L.apply("op.eq", [self.L.apply("getitem", [marks] + index_atoms, {"index": read}), ids])
         return self.L.call_numpy("where", [won, dv, ir.Const(0.0)], {}, None)
