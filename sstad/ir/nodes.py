@@ -196,6 +196,14 @@ def walk(block):
             yield from walk(region)
 
 
+def blocks(block):
+    """``block`` and every block nested in it, outer first."""
+    yield block
+    for stmt in block.stmts:
+        for region in regions(stmt):
+            yield from blocks(region)
+
+
 def use_counts(block):
     """How many times each Var is read in ``block``: operands and region results."""
     reads = [a for s in walk(block) for a in operands(s)]

@@ -48,14 +48,6 @@ def _steps(stmt):
     return basic_steps(stmt.params["index"], stmt.args)
 
 
-def _blocks(block):
-    """``block`` and every block nested in it."""
-    yield block
-    for stmt in block.stmts:
-        for region in ir.regions(stmt):
-            yield from _blocks(region)
-
-
 def _pure(stmt):
     return isinstance(stmt, ir.Apply) and not stmt.prim.mutates and not stmt.prim.effect
 
@@ -69,7 +61,7 @@ class _Function:
     def drop_all(self):
         """Drop every pair found in one sweep (with the dead reads each leaves): True if any."""
         dropped = False
-        for block in list(_blocks(self.fn.body)):
+        for block in list(ir.blocks(self.fn.body)):
             k = 0
             while k < len(block.stmts):
                 w = self.undone_write(block, k)
@@ -123,7 +115,7 @@ class _Function:
             skip = s.prim.shape_only if isinstance(s, ir.Apply) else ()
             if any(a in memory for j, a in enumerate(ir.operands(s)) if j not in skip):
                 return True
-        return any(r in memory for region in ir.regions(stmt) for block in _blocks(region) for r in block.results)
+        return any(r in memory for region in ir.regions(stmt) for block in ir.blocks(region) for r in block.results)
 
     def dead_between(self, block, w, k):
         """Positions in ``(w, k)`` of pure statements whose values nothing reads but other

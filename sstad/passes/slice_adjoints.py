@@ -117,13 +117,6 @@ def _defs(fn):
     return {o: s for s in ir.walk(fn.body) if isinstance(s, ir.Apply) for o in s.outs}
 
 
-def _blocks(block):
-    yield block
-    for stmt in block.stmts:
-        for region in ir.regions(stmt):
-            yield from _blocks(region)
-
-
 @register_pass("slice_adjoints", phases=("backend",))
 def slice_adjoints(module) -> bool:
     """Add slices' cotangents into a view of the parent's cotangent, not a zeroed array."""
@@ -133,7 +126,7 @@ def slice_adjoints(module) -> bool:
         while again:
             again = False
             classes, uses, defs = shape_classes(fn), ir.use_counts(fn.body), _defs(fn)
-            for block in _blocks(fn.body):
+            for block in ir.blocks(fn.body):
                 for k0, stmt in enumerate(block.stmts):
                     if isinstance(stmt, ir.Apply) and stmt.prim.name == "zeros_like" and len(stmt.args) == 1 \
                             and _plain_zeros(stmt) \
