@@ -139,6 +139,64 @@ def test_arguments_are_not_written_in_a_loop():
     assert np.array_equal(sstad.jit(update)(g, g), update(h, h))
 
 
+def sigmoid_chain(x, w):
+    """``g`` is made before ``tanh`` ends a run; the gradient's runs read it."""
+    total = 0.0
+    for t in range(3):
+        e = np.exp(x * w + t)
+        g = 1.0 / (1.0 + e)
+        h = np.tanh(g * x)
+        total = total + np.sum((g * h + g * g) * x)
+    return total
+
+
+def test_cheap_values_are_recomputed_in_the_run(monkeypatch, tmp_path):
+    """A run recomputes ``g = 1 / (1 + e)`` from ``e`` (``rematerialize``): no array is
+    allocated for ``g`` outside the loop, and the result is the same, bit for bit."""
+    x, w = np.linspace(-1.0, 1.0, 7), 0.5
+    grad = sstad.grad(sigmoid_chain, argnums=(0, 1))
+    text = numba_text(grad, x, w)
+    assert re.search(r"= 1\.0 \+ e(_\d+)?\[i(_\d+)?\]", text)
+    assert not re.search(r"^\s*g(_\d+)? = 1\.0 / ", text, re.M)
+    fused, unfused = fused_and_unfused(grad, (x, w), monkeypatch, tmp_path)
+    assert_same_bits(fused, unfused)
+    check_grads(sigmoid_chain, (x, w), modes="rev")
+
+
+def written_between(x):
+    """``a`` is made from ``y`` before ``y[0]`` is written: the run reads ``a`` as made."""
+    y = x * 1.0
+    total = 0.0
+    for t in range(3):
+        a = y * 2.0
+        b = np.exp(a)
+        y[0] = np.sum(b) * 1e-3
+        c = a * b + a
+        total = total + np.sum(c * c - a)
+    return total
+
+
+def written_in_run(x):
+    """``a`` is updated in the run itself, after a statement of the run read it."""
+    total = 0.0
+    for t in range(3):
+        a = x * 2.0
+        b = np.exp(a)
+        c = a * b + a
+        a += c
+        total = total + np.sum(c * a - a)
+    return total
+
+
+@pytest.mark.parametrize("f", [written_between, written_in_run])
+def test_values_written_later_are_not_recomputed(f, monkeypatch, tmp_path):
+    x = np.linspace(0.1, 0.9, 7)
+    fused, unfused = fused_and_unfused(f, (x,), monkeypatch, tmp_path)
+    assert_same_bits(fused, unfused)
+    assert np.allclose(fused, f(x.copy()), rtol=1e-14, atol=0)
+    check_grads(f, (x,), modes="rev")
+
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 

@@ -18,7 +18,7 @@ from sstad.ir import nodes as ir
 from sstad.ir.names import Namer
 from sstad.ir.outline import outline_module
 from sstad.passes.fusion import elementwise_array, fused_into
-from sstad.passes.loop_fusion import module_runs
+from sstad.passes.loop_fusion import module_runs, rematerialize
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import dtype_text, literal
 
@@ -256,6 +256,8 @@ def emit_module(module, backend="python"):
     from sstad.backend.base import get_backend
     backend = get_backend(backend)
     own = {f.name for f in module.functions}
+    if backend.name == "numba":
+        module = rematerialize(module)
     runs = module_runs(module) if backend.name == "numba" else None
     if backend.outline:
         module = outline_module(module, backend.outline)

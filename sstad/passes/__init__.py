@@ -56,4 +56,4 @@ def run_passes(module, until=None, phase="backend"):
     return module
 
 
-from sstad.passes import simplify, broadcasts, shape_speculation, restores, cse, dce, overlap, slice_adjoints  # noqa: E402,F401  (registers, in pipeline order)
+from sstad.passes import simplify, broadcasts, shape_speculation, restores, cse, dce, copies, hoist_lists, overlap, slice_adjoints  # noqa: E402,F401  (registers, in pipeline order)

@@ -24,9 +24,16 @@ is taken only where the loop computes what the statements compute, bit for bit:
   same region (read at the same element), or another region of it whose distance from
   the written one the loop's prologue checks at run time (raising ``ShapeSpeculation``,
   after which ``sstad.jit`` compiles without speculation, where such runs are refused).
+
+Before the runs are found, :func:`rematerialize` lets a run recompute the cheap
+elementwise values it reads (``forget = 1 / (1 + e)`` made before an ``exp`` ended the
+previous run) instead of reading them from memory: the run holds a copy of their
+statements, so they become scalars in its loop, and the array made for them goes where
+nothing else reads it (dead, or read once and written into that reader's expression).
 """
 from sstad.ir import nodes as ir
 from sstad.ir.alias import shared_memory, versions
+from sstad.ir.clone import clone_block
 from sstad.passes import Switch
 from sstad.passes.broadcasts import shape_classes
 from sstad.runtime import abstract as A
@@ -125,6 +132,106 @@ def fusing_loops(on=True):
 def module_runs(module):
     """The runs of ``module`` (a :class:`ModuleRuns`), or None where loop fusion is off."""
     return ModuleRuns(module) if _ENABLED.get() else None
+
+
+RECOMPUTED = 16     # statements a run may recompute: a long chain is cheaper read than redone
+
+
+def rematerialize(module):
+    """``module``, where a run reads a cheap elementwise value made earlier in its block,
+    with a copy of the functions in which the run recomputes it (``module`` is unchanged).
+    Bit for bit: a recomputed ``+ - * /`` gives what the array held."""
+    if not _ENABLED.get():
+        return module
+    functions = []
+    for fn in module.functions:
+        copy = None
+        if any(isinstance(s, (ir.While, ir.For)) for s in ir.walk(fn.body)):
+            subst = {p: ir.Var(p.hint, p.type) for p in fn.params}
+            body = clone_block(fn.body, subst)      # (fresh again where they are the body's)
+            copy = ir.Function(fn.name, [subst[p] for p in fn.params], body, fn.loc, fn.source_lines)
+        functions.append(copy if copy is not None and _recompute_in_runs(copy) else fn)
+    return ir.Module(functions)
+
+
+def _recompute_in_runs(fn):
+    """Give each run of ``fn`` the cheap values it reads (in place); True if any changed."""
+    runs, changed = LoopRuns(fn), False
+    for block in ir.blocks(fn.body):
+        stmts, k = block.stmts, 0
+        while k < len(stmts):
+            run = runs.run_at(stmts, k)
+            if run is None:
+                k += 1
+                continue
+            clones, undo = _clones(runs, stmts, run)
+            if clones:
+                stmts[run.start:run.start] = clones
+                again = runs.run_at(stmts, run.start)
+                if again is not None and again.end == run.end + len(clones):
+                    run, changed = again, True
+                else:                       # the copies did not join the run: as it was
+                    del stmts[run.start:run.start + len(clones)]
+                    for stmt, args in undo:
+                        stmt.args = args
+            k = run.end
+    if changed:
+        _drop_dead(fn.body)
+    return changed
+
+
+def _clones(runs, stmts, run):
+    """Copies of the cheap statements before ``run`` in ``stmts`` whose values it reads,
+    in order, with the run's statements reading them; and how to undo that."""
+    before = {id(s): j for j, s in enumerate(stmts[:run.start])}
+    clones, made = [], {}
+
+    def unchanged(a, since):
+        """Is the array ``a`` written by no statement from ``stmts[since]`` to the run's end?"""
+        memory = runs.shared(a) | {a}
+        later = [t for s in stmts[since:run.start] for t in [s, *(u for r in ir.regions(s) for u in ir.walk(r))]]
+        for stmt in later + run.body:
+            if isinstance(stmt, ir.Call) and memory & set(stmt.args):
+                return False
+            if isinstance(stmt, ir.Apply) and stmt.prim.mutates and stmt.args and stmt.args[0] in memory:
+                return False
+        return True
+
+    def recompute(a):
+        if a in made or not _vector(a):
+            return made.get(a, a)
+        stmt = runs.defs.get(a)
+        if (not isinstance(stmt, ir.Apply) or id(stmt) not in before or stmt.prim.per_element != "value"
+                or len(clones) >= RECOMPUTED or not all(_vector(x) or _scalar(x) for x in stmt.args)
+                or not all(unchanged(x, before[id(stmt)] + 1) for x in [a, *stmt.args] if _vector(x))):
+            return a
+        args = [recompute(x) for x in stmt.args]
+        clones.append(ir.Apply([ir.Var(a.hint, a.type)], stmt.prim, args, dict(stmt.params), stmt.loc))
+        made[a] = clones[-1].outs[0]
+        return made[a]
+    undo = []
+    for stmt in run.body:
+        first = 1 if in_place(stmt.prim) else 0         # an update's target is read as itself
+        args = stmt.args[:first] + [recompute(a) if isinstance(a, ir.Var) else a for a in stmt.args[first:]]
+        if args != stmt.args:
+            undo.append((stmt, stmt.args))
+            stmt.args = args
+    return clones, undo
+
+
+def _drop_dead(block):
+    """Remove the pure applications nothing reads (the arrays the runs now recompute)."""
+    while True:
+        uses = ir.use_counts(block)
+        dead = False
+        for b in ir.blocks(block):
+            kept = [s for s in b.stmts if not (isinstance(s, ir.Apply) and not s.prim.mutates
+                                                and not s.prim.effect and s.outs
+                                                and not any(uses.get(o) for o in s.outs))]
+            dead |= len(kept) < len(b.stmts)
+            b.stmts[:] = kept
+        if not dead:
+            return
 
 
 class ModuleRuns:

@@ -9,6 +9,10 @@ on the arrays the two shapes come from::
 
     t = dy * w_3;  dx = unbroadcast(t, x)     ->   same_shape(x, w_3);  dx = dy * w_3
 
+Likewise ``np.sum``'s rule spreads a number over its operand's shape, ``d = zeros_like(a)
++ s``, which ``broadcasts`` multiplies into ``b`` directly (``s * b``) only where it
+proves that ``b`` has ``a``'s shape; here the shapes they come from are checked instead.
+
 The shape of an elementwise result is the broadcast of its array operands' shapes, so
 ``g``'s and ``x``'s shapes are followed back through elementwise operations to their
 *sources* (arrays that no elementwise operation makes: slices, copies, parameters); if
@@ -63,6 +67,7 @@ def _may_have_unit_axes(stmt, a):
 
 class _Speculation:
     def __init__(self, fn):
+        self.changed = False
         self.defs = {o: s for s in ir.walk(fn.body) if isinstance(s, ir.Apply) for o in s.outs}
         self.classes = shape_classes(fn)
         self.written = written_memory(fn.body)
@@ -92,14 +97,43 @@ class _Speculation:
         return self.sources[a, ndim]
 
     def speculable(self, stmt):
-        if not (isinstance(stmt, ir.Apply) and stmt.prim.name == "unbroadcast"):
+        """(the sources that must share a shape, what to do then), or None."""
+        if not isinstance(stmt, ir.Apply) or len(stmt.outs) != 1 or stmt.outs[0] in self.written:
             return None
-        g, x = stmt.args
         out = stmt.outs[0]
-        if not isinstance(out.type, A.Array) or g.type != out.type or out in self.written or g in self.written:
+        if stmt.prim.name == "unbroadcast":
+            g, x = stmt.args
+            if not isinstance(out.type, A.Array) or g.type != out.type or g in self.written:
+                return None
+            return self._together([g, x], out.type.ndim, lambda: self.mapping.__setitem__(out, g))
+        if stmt.prim.name == "op.mul" and len(stmt.args) == 2:
+            for k, f in enumerate(stmt.args):
+                spread, b = self._spread_scalar(f), stmt.args[1 - k]
+                if spread is not None and isinstance(getattr(b, "type", None), A.Array) \
+                        and b.type.dtype == out.type.dtype and b.type.ndim == out.type.ndim \
+                        and (getattr(spread[0].type, "weak", False) or spread[0].type.dtype == out.type.dtype):
+                    s, z = spread
+                    def multiply(stmt=stmt, s=s, b=b):      # (zeros_like(z) + s) * b -> s * b
+                        stmt.args = [s, b]
+                        self.changed = True
+                    return self._together([z, b], out.type.ndim, multiply)
+        return None
+
+    def _together(self, arrays, ndim, then):
+        found = [self.sources_of(a, ndim) for a in arrays]
+        return None if None in found else (tuple(dict.fromkeys(v for f in found for v in f)), then)
+
+    def _spread_scalar(self, f):
+        """``(s, z)`` if ``f = zeros_like(z) + s`` with ``s`` a number (``np.sum``'s rule), else None."""
+        add = self.defs.get(f)
+        if add is None or add.prim.name != "op.add" or len(add.args) != 2:
             return None
-        found = [self.sources_of(g, out.type.ndim), self.sources_of(x, out.type.ndim)]
-        return None if None in found else tuple(dict.fromkeys(found[0] + found[1]))
+        for z, s in (add.args, add.args[::-1]):
+            zeros = self.defs.get(z)
+            if zeros is not None and zeros.prim.name == "zeros_like" and shaped_like(zeros) is not None \
+                    and isinstance(getattr(s, "type", None), A.Scalar):
+                return s, shaped_like(zeros)
+        return None
 
     def block(self, block, same):
         """Speculate in ``block``; ``same``: source -> representative of the sources known
@@ -109,9 +143,10 @@ class _Speculation:
         for k, stmt in enumerate(block.stmts):
             for region in ir.regions(stmt):
                 self.block(region, dict(same))
-            sources = self.speculable(stmt)
-            if not sources:
+            found = self.speculable(stmt)
+            if not found or not found[0]:
                 continue
+            sources, then = found
             groups = {}
             for v in sources:
                 groups.setdefault(self.find(same, v), v)
@@ -122,7 +157,7 @@ class _Speculation:
                 checks.append((at, ir.Apply([ir.Var("same", A.Scalar(A.BOOL.dtype, weak=True))],
                                             lookup("same_shape"), [first, v], {}, loc)))
                 same[self.find(same, v)] = self.find(same, first)   # distinct groups: no cycle
-            self.mapping[stmt.outs[0]] = stmt.args[0]
+            then()
         for at, check in sorted(checks, key=lambda c: c[0], reverse=True):
             block.stmts.insert(at, check)
 
@@ -145,5 +180,5 @@ def shape_speculation(module) -> bool:
         speculation.block(fn.body, {})
         if speculation.mapping:
             substitute(fn.body, speculation.mapping)
-            changed = True
+        changed |= bool(speculation.mapping) or speculation.changed
     return changed

@@ -3,7 +3,8 @@ scalar operations on constants folded to constants, ``where`` with a constant
 condition on scalars, and ``x + x`` on a real or integer array written ``x * 2`` (the
 same values, bit for bit): a product's two adjoints add up so when its operands are one
 array (``z * z``), and ``x * 2`` reads ``x`` once, so the backend fuses ``x`` into it
-instead of making an array of it.
+instead of making an array of it.  A sum (or mean) of ``-x`` to a number is the negated
+sum of ``x``, bit for bit (rounding to nearest is symmetric): no array for ``-x``.
 
 Derivative rules meet constant seeds and zero offsets often (``1.0 * t``, ``0 + t``);
 the identity is dropped on scalars when it does not change the type.  Arrays keep it:
@@ -85,12 +86,34 @@ def doubled(stmt):
     return True
 
 
+def _negation_outside(block, uses):
+    """``s = sum(-x)`` to a number, the negation read nowhere else: ``s = -sum(x)``."""
+    producer = {s.outs[0]: s for s in ir.walk(block) if isinstance(s, ir.Apply) and len(s.outs) == 1}
+    changed = False
+    for b in ir.blocks(block):
+        for k in range(len(b.stmts) - 1, -1, -1):
+            stmt = b.stmts[k]
+            neg = producer.get(stmt.args[0]) if isinstance(stmt, ir.Apply) and stmt.args else None
+            if (neg is None or neg.prim is not lookup("op.neg") or uses.get(neg.outs[0]) != 1
+                    or not (stmt.prim.reduction and stmt.prim.multilinear) or len(stmt.args) != 1
+                    or not set(stmt.params) <= {"axis", "keepdims"} or len(stmt.outs) != 1
+                    or not isinstance(stmt.outs[0].type, A.Scalar)):
+                continue
+            out = stmt.outs[0]
+            total = ir.Var(out.hint, out.type)
+            stmt.args, stmt.outs = [neg.args[0]], [total]
+            b.stmts.insert(k + 1, ir.Apply([out], neg.prim, [total], {}, stmt.loc))
+            changed = True
+    return changed
+
+
 @register_pass("simplify")
 def simplify(module) -> bool:
     """Replace uses of ``x * 1``, ``x + 0`` ... by ``x``."""
     changed = False
     for fn in module.functions:
         done = set()
+        changed |= _negation_outside(fn.body, ir.use_counts(fn.body))
         for _ in range(8):               # a fold can expose another (``x + (0 * y)``)
             mapping = {}
             for stmt in ir.walk(fn.body):

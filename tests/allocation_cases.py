@@ -1,0 +1,72 @@
+"""Functions for tests/test_allocation_passes.py: user loops whose derivative code makes
+arrays or lists that ``simplify``, ``shape_speculation``, ``copies`` and ``hoist_lists``
+leave out."""
+import numpy as np
+
+
+def log_softmax_loss(x, target):
+    """``np.sum`` of a difference with a number: the gradient sums ``-dout`` over ``y``."""
+    y = x * 1.5
+    return np.sum(target * (y - np.log(np.sum(np.exp(y)))))
+
+
+def rows_per_step(w, x, steps):
+    """An inner loop's values taped once per outer step, in the backward sweep too."""
+    total = 0.0
+    h = x * 1.0
+    for t in range(steps):
+        for i in range(w.shape[0]):
+            h = np.tanh(h * w[i] + 0.1)
+        total = total + np.sum(h * h)
+    return total
+
+
+def per_step_lists(x, steps):
+    """A list made, filled and stacked within each iteration: made once, emptied each time."""
+    total = 0.0
+    for t in range(steps):
+        parts = []
+        for k in range(3):
+            parts.append(x * (k + t))
+        total = total + np.sum(np.stack(parts) ** 2)
+    return total
+
+
+def list_kept_across_steps(x, steps):
+    """The list made in an iteration is carried to the next: each iteration's own list."""
+    kept = [x]
+    kept.append(x)
+    total = 0.0
+    for t in range(steps):
+        total = total + np.sum(kept[-1] * x)
+        fresh = [x]
+        fresh.append(x * t)
+        kept = fresh
+    return total
+
+
+def lists_of_lists(x, steps):
+    """Each iteration's list is stored in an outer list: never emptied."""
+    outer = []
+    for t in range(steps):
+        inner = []
+        inner.append(x * t)
+        outer.append(inner)
+    return sum(np.sum(o[0]) for o in outer)
+
+
+def copied_fresh(x):
+    """A copy of an array nothing else reads, then updated in a loop."""
+    d = np.copy(np.sin(x) * 2.0)
+    for i in range(3):
+        d += x
+    return np.sum(d * d)
+
+
+def copied_still_read(x):
+    """The copied array is read after the copy's updates: the copy stays."""
+    g = np.sin(x) * 2.0
+    d = np.copy(g)
+    for i in range(3):
+        d += x
+    return np.sum(d * g)
