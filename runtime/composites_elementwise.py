@@ -1,7 +1,7 @@
-"""Elementwise composites: angle conversions, sinc, nan_to_num, clip."""
+"""Elementwise composites: angle conversions, sinc, nan_to_num, clip, select, piecewise."""
 import numpy as np
 
-from sstad.runtime.composites import composite
+from sstad.runtime.composites import composite, static_range
 
 
 def plain_ufunc_call(name, out, where, dtype):
@@ -83,3 +83,38 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
     if high is not None:
         a = np.minimum(a, high)
     return a
+
+
+@composite(np.select)
+def select(condlist, choicelist, default=0):
+    """np.select: the first true condition picks its choice, by np.where from the last one
+    back (each choice gets the cotangent where it was picked)."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("np.select: list of cases must be same length as list of conditions")
+    if len(condlist) == 0:
+        raise ValueError("np.select: select with an empty condition list is not possible")
+    result = default
+    for k in reversed(static_range(len(condlist))):
+        if np.asarray(condlist[k]).dtype != np.bool_:
+            raise TypeError(f"np.select: invalid entry {k} in condlist: should be boolean ndarray")
+        result = np.where(condlist[k], choicelist[k], result)
+    return result
+
+
+@composite(np.piecewise)
+def piecewise(x, condlist, funclist, *args, **kw):
+    """np.piecewise of a list of boolean arrays: each function sees only the items of its
+    condition (as in NumPy, so a branch's NaN or infinite slope elsewhere never leaks); one
+    function more than conditions is the 'otherwise' case."""
+    if len(funclist) != len(condlist) and len(funclist) != len(condlist) + 1:
+        raise ValueError(f"np.piecewise: with {len(condlist)} condition(s), either {len(condlist)} or "
+                         f"{len(condlist) + 1} functions are expected")
+    y = np.zeros_like(x)
+    for k in static_range(len(funclist)):
+        cond = condlist[k] if k < len(condlist) else ~np.any(np.stack(list(condlist)), axis=0)
+        if callable(funclist[k]):
+            y[cond] = funclist[k](x[cond], *args, **kw)
+        else:
+            y[cond] = funclist[k]
+    return y
+

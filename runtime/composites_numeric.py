@@ -1,4 +1,4 @@
-"""Numerical composites: linspace, polyval, interp, convolve."""
+"""Numerical composites: linspace, polyval, interp, convolve, correlate, vander."""
 import numpy as np
 
 from sstad.runtime.composites import composite
@@ -82,3 +82,28 @@ def convolve(a, v, mode="full"):
     if mode == "same":
         return full[(short - 1) // 2:(short - 1) // 2 + long]
     return full[short - 1:long]
+
+
+@composite(np.correlate)
+def correlate(a, v, mode="valid"):
+    """np.correlate of two real vectors: np.convolve with ``v`` reversed (NumPy's own
+    identity, in every mode and whichever input is longer)."""
+    if mode != "full" and mode != "same" and mode != "valid":
+        raise ValueError(f"np.correlate: mode must be 'full', 'same' or 'valid', not {mode!r}")
+    if np.ndim(a) != 1 or np.ndim(v) != 1:
+        raise ValueError("np.correlate: a and v must be 1-d arrays")
+    return np.convolve(a, v[::-1], mode)
+
+
+@composite(np.vander)
+def vander(x, N=None, increasing=False):
+    """np.vander: the columns are powers of ``x``, each the one before times ``x`` (no
+    ``x ** 0``, whose derivative at 0 would be 0 * inf)."""
+    if np.ndim(x) != 1:
+        raise ValueError("np.vander: x must be a one-dimensional array or sequence")
+    n = len(x) if N is None else N
+    columns = np.broadcast_to(x[:, None], (len(x), n)).copy()
+    columns[:, :1] = 1
+    powers = np.cumprod(columns, axis=1)
+    return powers if increasing else powers[:, ::-1]
+

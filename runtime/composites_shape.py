@@ -31,23 +31,37 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 
 @composite(np.pad)
 def pad(array, pad_width, mode="constant", constant_values=0):
-    """np.pad in the modes 'constant' and 'edge', one axis at a time."""
-    if mode != "constant" and mode != "edge":
-        raise NotImplementedError(f"np.pad: mode={mode!r} is not supported (only 'constant' and 'edge')")
+    """np.pad in the modes 'constant', 'edge', 'reflect', 'symmetric' and 'wrap', one axis at
+    a time.  A mirror or a wrap wider than the axis (NumPy repeats it) is refused at run time."""
+    if mode != "constant" and mode != "edge" and mode != "reflect" and mode != "symmetric" and mode != "wrap":
+        raise NotImplementedError(f"np.pad: mode={mode!r} is not supported "
+                                  "(only 'constant', 'edge', 'reflect', 'symmetric' and 'wrap')")
     ndim = np.ndim(array)
     widths = np.broadcast_to(np.asarray(pad_width), (ndim, 2))
     values = np.broadcast_to(np.asarray(constant_values), (ndim, 2))
     out = array
     for axis in static_range(ndim):
         m = np.moveaxis(out, axis, 0)
-        before, after = (widths[axis, 0],) + m.shape[1:], (widths[axis, 1],) + m.shape[1:]
-        if mode == "constant":
-            lo = np.full(before, values[axis, 0]).astype(m.dtype)
-            hi = np.full(after, values[axis, 1]).astype(m.dtype)
-        else:
-            lo, hi = np.broadcast_to(m[:1], before), np.broadcast_to(m[-1:], after)
+        lo, hi = pad_blocks(m, widths[axis, 0], widths[axis, 1], mode, values[axis])
         out = np.moveaxis(np.concatenate((lo, m, hi)), 0, axis)
     return out
+
+
+def pad_blocks(m, before, after, mode, values):
+    """The blocks np.pad puts before and after ``m`` along its first axis."""
+    n = len(m)
+    if mode == "constant":
+        return (np.full((before,) + m.shape[1:], values[0]).astype(m.dtype),
+                np.full((after,) + m.shape[1:], values[1]).astype(m.dtype))
+    if mode == "edge":
+        return np.broadcast_to(m[:1], (before,) + m.shape[1:]), np.broadcast_to(m[-1:], (after,) + m.shape[1:])
+    if mode == "reflect":
+        assert before < n and after < n, "np.pad(mode='reflect'): a pad width of the axis' length or more is not supported"
+        return np.flip(m[1:before + 1], 0), np.flip(m[n - after - 1:n - 1], 0)
+    assert before <= n and after <= n, f"np.pad(mode={mode!r}): a pad width over the axis' length is not supported"
+    if mode == "symmetric":
+        return np.flip(m[:before], 0), np.flip(m[n - after:], 0)
+    return m[n - before:], m[:after]
 
 
 @composite(np.rot90)

@@ -310,8 +310,8 @@ def test_composite_numba(k):
 
 # --- refusals: a composite's `raise` on compile-time values, reported at the user's call ---
 ERRORS = [
-    ("np.pad(a, 1, mode='reflect')", [M], UnsupportedSyntaxError, "np.pad: mode='reflect' is not supported"),
-    ("np.pad(a, 1, 'wrap')", [M], UnsupportedSyntaxError, "mode='wrap'"),
+    ("np.pad(a, 1, mode='mean')", [M], UnsupportedSyntaxError, "np.pad: mode='mean' is not supported"),
+    ("np.pad(a, 1, 'linear_ramp')", [M], UnsupportedSyntaxError, "mode='linear_ramp'"),
     ("np.convolve(a, b, mode='middle')", [V, V], SstadTypeError, "mode must be 'full', 'same' or 'valid'"),
     ("np.convolve(a, b)", [M, V], SstadTypeError, "a and v must be 1-d"),
     ("np.diff(a, -1)", [V], SstadTypeError, "order must be non-negative but got -1"),

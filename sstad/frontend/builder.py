@@ -61,6 +61,7 @@ class Builder:
         self.scopes = []
         self.loc = None
         self.loop_seeds = {}     # loop site -> the carried values it settled on last time
+        self.unsettled = None    # in a loop's trial round: type errors a later round may resolve
         self.last_version = {}   # an array written in place -> its next version
 
     # --- emitting --------------------------------------------------------------
@@ -323,6 +324,14 @@ class Builder:
                 self.views.add(out)
 
     # --- loops -----------------------------------------------------------------
+    def unknown_type(self, error):
+        """A value whose type is not known yet: an error, unless an enclosing loop is still
+        trying types (a list empty in its first round gets its items' type from the
+        round's appends), in which case the round's result decides."""
+        if self.unsettled is None:
+            raise error
+        self.unsettled.append(error)
+
     def loop(self, body_thunk, cond_thunk=None, bounds=None, index_hint="i"):
         """Lower a ``while`` (``cond_thunk``) or a ``for`` over ``bounds`` = (start, stop, step).
 
@@ -347,7 +356,9 @@ class Builder:
                 self.set_state(state)
                 return thunk(*a)
             return run
+        outer, pending = self.unsettled, []
         for _ in range(MAX_FIXPOINT):
+            self.unsettled = pending = []
             params, start_state = [], dict(state0)
             for key, (treedef, types) in carry.items():
                 leaves = [ir.Var(hint_of(key), t) for t in types]
@@ -375,14 +386,21 @@ class Builder:
                 break
             carry = new_carry
         else:
+            self.unsettled = outer
             raise self.error(SstadTypeError, "the types in this loop do not settle",
                              hint="give loop variables one type before the loop")
+        self.unsettled = outer
+        for error in pending:
+            self.unknown_type(error)
         self.loop_seeds[site] = carry
         self.loc = loc
         inits, results, outs, after, joined = [], [], [], dict(state0), []
         for key, (treedef, types) in carry.items():
             if any(t is A.UNKNOWN for t in types):
-                raise self.error(SstadTypeError, f"cannot infer the type of `{hint_of(key)}` in this loop")
+                self.unknown_type(self.error(
+                    SstadTypeError, f"cannot infer the type of `{hint_of(key)}` in this loop",
+                    hint="it reads a list that is still empty here (`[]` with no append before this "
+                    "point); append a first item before the loop, or build the list before using it"))
             init = state0.get(key, MISSING)
             init_leaves = flatten(init)[1] if init is not MISSING else [ir.Undef(t) for t in types]
             inits.extend(self.cast(a, t, self.stmts) for a, t in zip(init_leaves, types))

@@ -539,6 +539,8 @@ class CallLowering:
         except TypeError as exc:
             raise self.error(SstadTypeError, f"np.{name}(): {exc}", node) from None
         x = self.atom(as_array(self, bound.pop("a", None), node), node)
+        if x.type is A.UNKNOWN:       # an item of a list still empty in a loop's first round
+            return self.apply(name, [x], {"axis": None})
         axis, keepdims = bound.pop("axis", None), bound.pop("keepdims", FALSE)
         keepdims = FALSE if keepdims is np._NoValue else keepdims
         dtype = bound.pop("dtype", None)
@@ -900,6 +902,22 @@ def _isinstance(self, args, kwargs, node):
                      "compile one function per argument type (it is specialised per signature anyway)")
 
 
+def _callable(self, args, kwargs, node):
+    """``callable(f)``, known at compile time: functions are static values, and so is
+    whether an object's class has ``__call__``; numbers, arrays and containers are not
+    callable."""
+    if len(args) != 1 or kwargs:
+        raise self.error(SstadTypeError, "callable() takes exactly one argument", node)
+    (x,) = args
+    if isinstance(x, (Closure, BoundMethod, CustomFunction, Remat)):
+        return ir.Const(True)
+    if isinstance(x, PytreeObject):
+        return ir.Const(any("__call__" in vars(k) for k in x.cls.__mro__))
+    if is_atom(x) or isinstance(x, (tuple, StaticList, dict, RangeValue, Enumerate, Zip)):
+        return ir.Const(isinstance(x, ir.Const) and callable(x.value))
+    return ir.Const(callable(x))
+
+
 def _print(self, args, kwargs, node):
     raise self.error(UnsupportedSyntaxError, "print() is not supported in compiled code", node,
                      "return the values you want to see, or call the plain Python function "
@@ -1075,7 +1093,7 @@ OPERATORS = {
 BUILTINS = {id(builtins.len): _len, id(builtins.range): _range, id(builtins.abs): _abs,
             id(builtins.min): _minmax("min"), id(builtins.max): _minmax("max"),
             id(builtins.sum): _sum, id(builtins.enumerate): _enumerate, id(builtins.zip): _zip,
-            id(builtins.isinstance): _isinstance, id(builtins.print): _print,
+            id(builtins.isinstance): _isinstance, id(builtins.print): _print, id(builtins.callable): _callable,
             id(np.shape): _np_shape, id(np.ndim): _np_ndim, id(index_add): _index_add,
             id(np.split): _np_split, id(np.linalg.slogdet): _np_slogdet,
             id(builtins.list): _list, id(builtins.tuple): _tuple, id(builtins.dict): _dict,

@@ -382,6 +382,8 @@ class StatementLowering:
                     self.stmts and value in getattr(self.stmts[-1], "outs", ()))):
                 value.hint = target.id            # name a fresh value after the user's name
             self.scope.env[target.id] = value
+        elif isinstance(target, (gast.Tuple, gast.List)) and any(isinstance(t, gast.Starred) for t in target.elts):
+            self.assign_starred(target, value)
         elif isinstance(target, (gast.Tuple, gast.List)):
             items = self.unpack(value, len(target.elts), target)
             for t, v in zip(target.elts, items):
@@ -395,6 +397,26 @@ class StatementLowering:
         else:
             raise self.error(UnsupportedSyntaxError, f"cannot assign to {type(target).__name__}", target,
                              "assign to a local name or a subscript")
+
+    def assign_starred(self, target, value):
+        """``a, *rest = seq``, ``x, *_ = np.linalg.lstsq(...)``: of a sequence whose length
+        is known at compile time; the starred name gets the middle items as a list."""
+        elts = target.elts
+        star = next(k for k, t in enumerate(elts) if isinstance(t, gast.Starred))
+        if not isinstance(value, (tuple, StaticList)):
+            raise self.error(UnsupportedSyntaxError, f"starred unpacking of {self.describe(value)} is not supported",
+                             target, "its length is known only at run time: index the items you need "
+                             "(`first, second = x[0], x[1]`)")
+        after = len(elts) - star - 1
+        if len(value) < len(elts) - 1:
+            raise self.error(SstadTypeError, f"not enough values to unpack (expected at least {len(elts) - 1}, "
+                             f"got {len(value)})", target)
+        items = list(value)
+        for t, v in zip(elts[:star], items[:star]):
+            self.assign(t, v)
+        self.assign(elts[star].value, StaticList(items[star:len(items) - after]))
+        for t, v in zip(elts[star + 1:], items[len(items) - after:]):
+            self.assign(t, v)
 
     def unpack(self, value, count, node):
         if isinstance(value, (tuple, StaticList)):
