@@ -108,6 +108,8 @@ def cumprod_pullback(x, dout):
     """The cotangent of ``np.cumprod`` along the last axis, exact at zeros (no division):
     dx_j = (x_0 ... x_{j-1}) * s_j with s_j = dout_j + x_{j+1} * s_{j+1}."""
     n = x.shape[-1]
+    if n == 0:                                # an empty axis: nothing to read at 0 or n - 1
+        return np.zeros_like(dout)
     before = np.ones_like(dout)
     after = np.zeros_like(dout)
     running = dout[..., 0] * 0.0 + 1.0        # (not ones_like: a scalar stays a scalar)

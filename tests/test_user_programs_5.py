@@ -127,6 +127,7 @@ def test_vander_at_zero_and_both_orders(backend):
     x = np.array([-1.0, 0.0, 0.5, 2.0])
     check_grads(vander_weighted, (x, 4), backend=backend)
     check_grads(vander_weighted, (x, 1), backend=backend)
+    check_grads(vander_weighted, (x, 0), backend=backend)     # no columns: cumprod's rule of an empty axis
     ints = np.array([1, 2, 3])
     np.testing.assert_array_equal(sstad.jit(vander_of, backend=backend)(ints), np.vander(ints))
     assert sstad.jit(vander_of, backend=backend)(ints).dtype == np.vander(ints).dtype
