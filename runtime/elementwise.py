@@ -399,4 +399,8 @@ declare("op.sub", identity=(0, (1,)))
 declare("op.truediv", identity=(1, (1,)))
 # IEEE arithmetic: the same operation on scalars as in Numba's array loops (not exp, tanh)
 declare("op.add", "op.sub", "op.mul", "op.truediv", "op.neg", per_element="value")
+declare(*"""exp expm1 exp2 log log1p log2 log10 cbrt sin cos tan arcsin arccos arctan sinh cosh tanh
+arcsinh arccosh arctanh power arctan2 hypot logaddexp""".split(),
+        *("math." + n for n in MATH_FLOAT if n not in ("sqrt", "fabs", "copysign", "fmod", "degrees", "radians")),
+        transcendental=True)
 declare("iop.add", "iop.sub", "iop.mul", "iop.truediv", per_element="update")

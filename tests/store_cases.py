@@ -106,5 +106,17 @@ def with_break(x, w):
     return s
 
 
+def nested_tanh(x, w):
+    """An inner loop whose rule reads its result (tanh) and an outer one with exp."""
+    h = x.copy()
+    s = 0.0
+    for t in range(3):
+        g = h * w
+        for i in range(2):
+            h = np.tanh(h * g + i)
+        s = s + np.sum(np.exp(h) * g)
+    return s
+
+
 PROGRAMS = [for_tanh, while_euler, scalar_reads, nested, branch_in_body, in_place_write, written_row,
-            list_append, helper_in_body, with_break]
+            list_append, helper_in_body, with_break, nested_tanh]

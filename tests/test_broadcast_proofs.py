@@ -7,7 +7,9 @@ really broadcast and the ``unbroadcast`` must stay:
   has z's shape and needs no ``unbroadcast``;
 * ``unbroadcast(-(a @ b), v)`` for a vector ``v`` sums the rows of ``a`` first;
 * a reduction read only for its shape (a shape check) reads the first entry of its axes;
-* ``x + x`` (the two adjoints of ``z * z``) is ``x * 2``, so it fuses.
+* ``x + x`` (the two adjoints of ``z * z``) is ``x * 2``, so it fuses;
+* ``b + (zeros_like(a) + s)`` (a sum's cotangent added to another) is ``b + s`` where
+  ``b`` has ``a``'s shape.
 """
 import re
 
@@ -181,3 +183,22 @@ def test_complex_sums_stay_sums():
         return y + y
     text = sstad.dump(twice, RNG.normal(size=3), after="cse")
     assert "op.add(y, y)" in text, text
+
+
+def spread_sum_added(q, w):              # dq: an array of q's shape plus the sum's -3 spread over q
+    return np.sum(np.exp(2.0 * q) * w) - 3.0 * np.sum(q)
+
+
+def spread_by_hand(q, c):                # c is (1,): c + (zeros_like(q) + 3) has q's shape, c + 3 not
+    return np.sum(np.sin(c + (np.zeros_like(q) + 3.0)) * q)
+
+
+def test_a_spread_sum_added_to_an_array_of_its_shape_adds_the_number():
+    q, w, c = RNG.normal(size=4), RNG.normal(size=4), RNG.normal(size=1)
+    text = _proved(spread_sum_added, (q, w))
+    assert re.search(r"dq = \(-3\.0\) \+ t\d+$", text, re.M), text
+    assert count(sstad.dump(spread_by_hand, q, c, emit="python"), "np.zeros_like(q)") == 1
+    assert sstad.jit(spread_by_hand)(q, c) == pytest.approx(spread_by_hand(q, c), rel=1e-14)
+    for backend in BACKENDS:
+        check_grads(spread_sum_added, (q, w), modes=("rev",), backend=backend)
+        check_grads(spread_by_hand, (q, c), modes=("rev",), backend=backend)

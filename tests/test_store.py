@@ -97,6 +97,19 @@ def test_auto_keeps_matrix_products_and_remakes_elementwise_arrays():
         check_gradient(fn, (X.copy(), W), grads, rng)
 
 
+def test_auto_keeps_library_functions_of_a_loop_rerun_in_a_backward_loop():
+    """``nested_tanh``'s inner loop is rerun in each iteration of the outer backward loop:
+    under "auto" its ``np.tanh`` results go on tapes emptied per outer iteration, so the
+    inner backward loop reads them instead of calling ``np.tanh`` again; the outer loop
+    (whose tapes would live through the whole call) still remakes its ``np.exp``."""
+    auto, recompute = emitted(sc.nested_tanh, "auto"), emitted(sc.nested_tanh, "recompute")
+    assert auto.count("np.tanh(") == recompute.count("np.tanh(") - 1
+    assert auto.count("np.exp(") == recompute.count("np.exp(")
+    for backend in ("python", "numba"):
+        grads = sstad.jit(sstad.grad(sc.nested_tanh, argnums=(0, 1)), backend=backend)(X.copy(), W)
+        check_gradient(sc.nested_tanh, (X.copy(), W), grads, rng)
+
+
 def test_an_unknown_policy_is_refused():
     with pytest.raises(ValueError, match="policy='fast'"):
         sstad.grad(sc.for_tanh, policy="fast")

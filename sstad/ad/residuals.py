@@ -4,7 +4,7 @@ The backward loop is built as a recomputation first: each iteration reruns the b
 forward sweep, then its backward sweep.  The values of that forward sweep which the
 backward sweep reads (*residuals*: ``out`` of ``tanh``, operands of ``*`` and ``@``) are
 then looked up in the forward loop, which computed them too: each one chosen gets a
-tape of its own there, pushed right after its definition, and the backward loop reads
+tape of its own there, pushed at the end of the body, and the backward loop reads
 it from the tape instead, so dead-code elimination drops the recomputation nothing reads
 any more.  What is not chosen is still recomputed from the taped carried values.
 
@@ -15,8 +15,10 @@ its own, in each iteration of the backward loop; under ``policy="store"`` its fo
 sweep runs in the outer forward loop instead and its tapes are taped there (lists of
 lists), where it holds no reference to memory the outer loop writes.
 Under ``policy="auto"`` only what costs more to remake than to keep is stored: results of
-matrix products and ``np.linalg`` (their work grows faster than their size), and scalars
-made from arrays (reductions).  A fresh array per iteration costs more in memory traffic
+matrix products and ``np.linalg`` (their work grows faster than their size), scalars
+made from arrays (reductions), and, in a loop recomputed inside a backward loop (whose
+tapes are emptied in each of that loop's iterations, so their memory is reused),
+results of library functions per element (``exp``, ``tanh``).  A fresh array per iteration costs more in memory traffic
 than an elementwise operation on it (docs/performance.md, "Store or recompute").
 """
 from sstad.ad.checkpointing import count_residuals, emptied
@@ -43,7 +45,7 @@ def superlinear(stmt):
 class LoopStore:
     """The forward loop of one original loop, and the tapes of its stored residuals."""
 
-    def __init__(self, original, loop, container, body_subst, view_root, defs, budget=None):
+    def __init__(self, original, loop, container, body_subst, view_root, defs, budget=None, short_lived=False):
         self.original = original          # the loop in the function being differentiated
         self.loop = loop                  # the forward sweep's copy of it
         self.container = container        # the statement list that holds ``loop``
@@ -53,6 +55,8 @@ class LoopStore:
         self.defs = defs                  # original var -> the Apply that makes it
         self.tapes = {}                   # original var -> the tape the backward loop reads
         self.budget = budget              # checkpointing.Checkpoints under a tape budget
+        self.short_lived = short_lived    # a recomputation inside a backward loop: its tapes
+                                          # live for one iteration of that loop
 
     def storable(self, original, policy):
         t = original.type
@@ -62,9 +66,11 @@ class LoopStore:
             return False
         if policy == "auto":
             made = self.defs.get(original)
-            # a scalar made from an array (a reduction) is cheap to keep, dear to remake
-            return superlinear(made) or isinstance(t, A.Scalar) and made is not None and any(
-                isinstance(getattr(a, "type", None), A.Array) for a in made.args)
+            # a scalar made from an array (a reduction) is cheap to keep, dear to remake; so
+            # is exp's result while the memory is reused in the next iteration anyway
+            return superlinear(made) or self.short_lived and getattr(getattr(made, "prim", None), "transcendental", False) \
+                or isinstance(t, A.Scalar) and made is not None and any(
+                    isinstance(getattr(a, "type", None), A.Array) for a in made.args)
         return True
 
     def tape(self, key, like):
@@ -87,8 +93,10 @@ class LoopStore:
             value = hoisted[key[0]].outs[key[1]] if isinstance(key, tuple) else self.body_subst[key]
             tape, param, pushed = (ir.Var(out.hint, out.type) for _ in range(3))
             made.append(ir.Apply([tape], lookup("list.new"), [], {}, loop.loc))
-            at = next((k + 1 for k, s in enumerate(body.stmts) if value in s.outs), len(body.stmts))
-            loc = body.stmts[at - 1].loc if 0 < at else loop.loc
+            # pushed at the end of the body: between a value's definition and its reader a
+            # push would end the fused expression that computes the reader
+            loc = next((s.loc for s in body.stmts if value in s.outs), loop.loc)
+            at = len(body.stmts)
             target = param if self.budget is None else emptied(self.budget, param, loc)
             push = ir.Apply([pushed], lookup("list.append"), [target, value], {}, loc)
             body.stmts.insert(at, push)

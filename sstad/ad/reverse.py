@@ -403,7 +403,7 @@ class ReverseMode(ListAdjoints, Sweep):
             saved["budget", stmt] = budget
         if self.policy != "recompute":
             saved["store", stmt] = LoopStore(stmt, new, self.L.stmts, body_subst, self.view_root, self.defs,
-                                             budget)
+                                             budget, short_lived=self.loop_depth > 0)
 
     # --- backward sweep ------------------------------------------------------------
     def backward(self, stmts, subst, saved):

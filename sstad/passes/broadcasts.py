@@ -4,6 +4,7 @@ and binary rules end with ``unbroadcast(g, x)``.  Where shapes are known to agre
 scalar is used directly and ``unbroadcast`` is the identity:
 
     d = zeros_like(a) + s;  t = d * b      ->   t = s * b          (b shaped like a)
+    d = zeros_like(a) + s;  t = b + d      ->   t = b + s          (likewise - and with d first)
     d = zeros_like(a) + e;  t = d * b      ->   t = e * b          (e an array, e.g. dout[:, None])
     unbroadcast(g, x)                      ->   g                  (g shaped like x)
 
@@ -259,6 +260,16 @@ def broadcasts(module) -> bool:
             if not isinstance(stmt, ir.Apply) or stmt.prim.mutates or len(stmt.outs) != 1:
                 continue
             out, name, args = stmt.outs[0], stmt.prim.name, stmt.args
+            if name in ("op.add", "op.sub") and len(args) == 2 and any(a in filled for a in args):
+                for k, (f, b) in enumerate((args, args[::-1])):
+                    s, z = filled.get(f, (None, None))
+                    # b + (zeros_like(z) + s) with b shaped like z: b + s, the same values
+                    if s is not None and isinstance(getattr(s, "type", None), A.Scalar) and _is_array(b) \
+                            and same(z, b) and b.type == out.type \
+                            and (getattr(s.type, "weak", False) or s.type.dtype == out.type.dtype):
+                        stmt.args = [b, s] if k else [s, b]
+                        changed = True
+                        break
             if name == "zeros_like":
                 zeros.add(out)
             elif name == "op.add" and len(args) == 2:
