@@ -270,8 +270,8 @@ def test_lbfgs_reverse_mode():
     check_grads(up.lbfgs_validation_loss, args_of(up._lbfgs_args), modes="rev", backend="python")
 
 
-# (3, unclear message) a list literal appended to in a loop and read at a run-time index in
-# an inner loop: the message names sstad's internal `literal_index` instead of the list.
+# --- a list literal a loop appends to (was: refused naming sstad's internal literal_index,
+#     whose trial call on stand-ins failed for a literal of one item) --------------------------
 
 def literal_list_appended_in_a_loop(x):
     s_list = [x[0]]
@@ -279,11 +279,22 @@ def literal_list_appended_in_a_loop(x):
     for _ in range(2):
         for i in range(len(s_list)):
             total += s_list[i] * x[1]
-        s_list.append(x[0] + total)
+        s_list.append(x[0] + total)                            # ERR literal
     return total
 
 
-@pytest.mark.xfail(strict=True, raises=SstadError, reason="a list literal that a loop appends to, read at a "
-                   "run-time index, is refused naming sstad's literal_index (write `s = []; s.append(v)`)")
-def test_list_literal_grown_in_a_loop():
-    check_grads(literal_list_appended_in_a_loop, (np.array([1.0, 2.0]),), backend="python")
+def test_list_literal_grown_in_a_loop_is_refused_with_what_to_write():
+    refused_at(literal_list_appended_in_a_loop, (np.array([1.0, 2.0]),),
+               r"(?s)list literal on one path and a run-time list.*`s_list = \[\]`", "# ERR literal")
+
+
+def one_item_literal(x, i):
+    return np.sum([x * 2.0][i] ** 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_literal_of_one_item_at_a_run_time_index(backend):
+    x = np.array([1.0, -2.0])
+    check_grads(one_item_literal, (x, -1), backend=backend)
+    with pytest.raises(IndexError):
+        sstad.jit(one_item_literal, backend=backend)(x, 1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from sstad.errors import SstadTypeError
-from sstad.frontend.pytree import flatten, is_atom, same_static, same_treedef, unflatten
+from sstad.frontend.pytree import StaticList, flatten, is_atom, same_static, same_treedef, unflatten
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot, lookup
@@ -170,6 +170,12 @@ class Builder:
                 continue
             t, leaves = flatten(v)
             if not same_treedef(t, treedef):
+                if any(isinstance(p, StaticList) for p in present) and any(
+                        is_atom(p) and isinstance(p.type, A.ListOf) for p in present):
+                    raise self.error(SstadTypeError, f"`{hint_of(key)}` is a list literal on one path and a "
+                                     "run-time list on another (appending to a literal in a loop or a branch)",
+                                     hint=f"make it a run-time list from the start: `{hint_of(key)} = []` "
+                                     "followed by `.append(...)` of its first items")
                 raise self.error(SstadTypeError,
                                  f"`{hint_of(key)}` has a different structure on different paths",
                                  hint="give it the same kind of value (tuple, dict, ...) on every path")

@@ -512,6 +512,9 @@ def literal_index(i, n):
     return i + n if i < 0 else i
 
 
+literal_index.result_type = A.I64        # (its trial call on stand-ins, 1 of 1 item, would fail)
+
+
 @overload(literal_index)
 def _literal_index_numba(i, n):
     return literal_index
