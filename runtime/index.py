@@ -36,8 +36,8 @@ def result_of_index(x, items, avals):
     """The abstract value of ``x[items]``."""
     if isinstance(x, A.ListOf):
         if len(items) != 1 or isinstance(items[0], slice) or items[0] is None:
-            raise TypeError("a run-time list takes one integer index, not a slice (index it item by item, "
-                            "`lst[n - 1 - t]` for `lst[::-1]`, or make an array of it with np.stack(lst))")
+            raise TypeError("a run-time list takes one integer index or one slice (for more, make an array "
+                            "of it with np.stack(lst))")
         return x.elem
     if not isinstance(x, A.Array):
         raise TypeError(f"cannot index a {x}")

@@ -222,18 +222,35 @@ def test_list_never_appended_before_its_loop_is_refused_with_what_to_do():
                "# ERR empty")
 
 
-# --- a run-time list sliced ----------------------------------------------------------------
+# --- a run-time list sliced (was: "a list takes one integer index") ---------------------------
 
-def reversed_gains(x):
+def sliced_lists(x, a, b):
     gains = []
-    for k in range(3):
-        gains.append(x * k)
-    gains = gains[::-1]                                        # ERR slice
-    return np.sum(gains[0])
+    for k in range(4):
+        gains.append(x * (k + 1.0))
+    backwards = gains[::-1]
+    every_other = gains[1:-1:2]
+    window = gains[a:b]
+    return np.sum(backwards[0] * 2.0 + backwards[3]) + np.sum(every_other[0] ** 3) \
+        + np.sum(np.stack(window) ** 2) + len(window)
 
 
-def test_run_time_list_slice_is_refused_with_what_to_write():
-    refused_at(reversed_gains, (np.ones(2),), r"not a slice.*lst\[n - 1 - t\]", "# ERR slice")
+def empty_slice(x):
+    vals = []
+    for v in x:
+        vals.append(v * v)
+    return len(vals[5:]) + x[0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("a, b", [(0, 2), (-3, 4), (1, -1), (-1, 9)])
+def test_run_time_list_slices_follow_pythons_rules(a, b, backend):
+    check_grads(sliced_lists, (np.array([1.0, 2.0, -1.5]), a, b), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_empty_slice_of_a_run_time_list(backend):
+    check_grads(empty_slice, (np.array([1.0, 2.0, -1.5]),), backend=backend)
 
 
 # --- defects found, outside the files this batch may change -----------------------------------

@@ -417,10 +417,11 @@ def lqr_closed_loop_cost(A, B, log_q, log_r, x0):
         K = np.linalg.solve(R + B.T @ P @ B, B.T @ P @ A)
         P = Q + A.T @ P @ (A - B @ K)
         gains.append(K)
+    gains = gains[::-1]                                 # computed backwards in time
     x = x0
     cost = 0.0
     for t in range(horizon):
-        u = -gains[horizon - 1 - t] @ x                 # computed backwards in time
+        u = -gains[t] @ x
         cost += x @ Q @ x + u @ R @ u
         x = A @ x + B @ u
     return cost + x @ P @ x

@@ -7,7 +7,7 @@ import gast
 import numpy as np
 from numba.extending import overload
 
-from sstad.errors import SstadTypeError, UnsupportedSyntaxError
+from sstad.errors import SstadTypeError, UnsupportedSyntaxError, at_users_line
 from sstad.frontend.builder import FALSE, TRUE, Conflict
 from sstad.frontend.objects import is_object, member
 from sstad.frontend.pytree import StaticList, flatten, is_atom, same_treedef
@@ -403,6 +403,9 @@ class ExpressionLowering:
             return base[key]
         if not is_atom(base) or not isinstance(base.type, (A.Array, A.ListOf)):
             raise self.error(SstadTypeError, f"cannot index {self.describe(base)}", node)
+        if isinstance(base.type, A.ListOf) and len(index) == 1 and isinstance(index[0], slice):
+            with at_users_line(self.loc_of(node), "list slicing"):
+                return self.call_user(list_slice, [base, index[0].start, index[0].stop, index[0].step], {}, node)
         index = spliced(index)
         atoms, layout = self.index_layout(index, first_slot=1, node=node)
         out = self.apply("getitem", [base] + atoms, {"index": layout}, hint=base.hint)
@@ -513,6 +516,13 @@ def literal_index(i, n):
 
 
 literal_index.result_type = A.I64        # (its trial call on stand-ins, 1 of 1 item, would fail)
+
+
+def list_slice(items, start, stop, step):
+    """``items[start:stop:step]`` of a run-time list, inlined: a new list of the items at
+    the positions the same slice of ``np.arange(len(items))`` picks (Python's rules)."""
+    picked = [items[k] for k in np.arange(len(items))[start:stop:step]]
+    return picked
 
 
 @overload(literal_index)
