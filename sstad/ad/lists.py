@@ -48,17 +48,37 @@ def _collect_roots(block, roots, merges):
         if isinstance(stmt, ir.Apply) and stmt.prim.mutates and isinstance(stmt.args[0].type, A.ListOf):
             roots[stmt.outs[0]] = roots.get(stmt.args[0], stmt.args[0])
         elif isinstance(stmt, (ir.For, ir.While)):
-            params = ir.carried(stmt)
-            for init, p, out in zip(stmt.inits, params, stmt.outs):
+            for p in ir.carried(stmt):
                 if isinstance(p.type, A.ListOf):
-                    roots[p] = roots[out] = roots.get(init, init)
+                    roots[p] = p         # until the body's versions of it are known
         for region in ir.regions(stmt):
             _collect_roots(region, roots, merges)
+        if isinstance(stmt, (ir.For, ir.While)):
+            _loop_roots(stmt, roots)
         if isinstance(stmt, ir.If):
             for k, out in enumerate(stmt.outs):
                 if isinstance(out.type, A.ListOf):
                     _branch_root(stmt, out, [roots.get(r, r) for r in (stmt.then.results[k], stmt.orelse.results[k])],
                                  roots, merges)
+
+
+def _loop_roots(loop, roots):
+    """A carried list the body appends to is one list with its initial value and the
+    loop's result.  One the body replaces by a list it makes is a list of its own each
+    iteration: the parameter and the result are roots (see ``replaced``)."""
+    for init, p, out, result in zip(loop.inits, ir.carried(loop), loop.outs, loop.body.results):
+        if not isinstance(p.type, A.ListOf):
+            continue
+        if _root_of(roots, result) is p:
+            roots[p] = roots[out] = roots.get(init, init)
+        else:
+            roots[out] = out
+
+
+def _root_of(roots, v):
+    while v in roots and roots[v] is not v:
+        v = roots[v]
+    return v
 
 
 def _branch_root(stmt, out, chosen, roots, merges):
@@ -238,7 +258,7 @@ class ListAdjoints:
     def list_tape_type(self, loop, param):
         """A loop's tape of the carried list ``param``: its items (if the loop writes into
         it), else its lengths."""
-        if self.popped(param):
+        if self.popped(param) or self.replaced(param):
             return A.ListOf(param.type)
         return A.ListOf(param.type.elem if self.list_written(loop, param) else A.I64)
 
@@ -250,9 +270,16 @@ class ListAdjoints:
                             if s.prim.name == "list.pop"}
         return self.roots.get(var, var) in self._popped
 
+    def replaced(self, param):
+        """Does the loop replace its carried list ``param`` by a list its body makes?  Then
+        each iteration's list is another Python list: the loop tapes a copy of it at every
+        iteration's start, and the backward loop carries the adjoint list of the one the
+        body made to the iteration before, where it is the adjoint of ``param``."""
+        return isinstance(param.type, A.ListOf) and self.roots.get(param) is param
+
     def push_list(self, loop, param, lst, tape):
         """At an iteration's start: push ``lst`` (the carried ``param``) on its tape."""
-        if self.popped(param):
+        if self.popped(param) or self.replaced(param):
             return self.L.apply("list.append", [tape, self.L.apply("list.copy", [lst], hint=lst.hint)],
                                 hint=tape.hint)
         if not self.list_written(loop, param):
@@ -276,7 +303,7 @@ class ListAdjoints:
         with a virtual length (its appends are skipped), or, where an inner loop appends
         (inner loops are recomputed as they ran), its first ``tape[j]`` items as a list."""
         root = self.roots.get(param, param)
-        if self.popped(param):       # the copy taped at that iteration's start (used once)
+        if self.popped(param) or self.replaced(param):   # the copy taped at that iteration's start (used once)
             return self.L.apply("getitem", [tape, j], {"index": (Slot(1),)}, hint=param.hint)
         if self.list_written(loop, param):
             size = self.L.apply("op.floordiv", [self.L.apply("builtin.len", [tape], hint="n"), trips], hint="n")
@@ -287,6 +314,52 @@ class ListAdjoints:
             return self.rebuilt_list(loop, param, final, ir.Const(0), length)
         local["virtual"][final] = (length, 0)
         return final
+
+    # --- loops that replace a carried list: its adjoint list is carried backwards ------
+    def replaced_lists(self, loop):
+        """``(param, init, out)`` for the float lists ``loop`` replaces each iteration."""
+        return [(p, init, out) for p, init, out in zip(ir.carried(loop), loop.inits, loop.outs)
+                if self.replaced(p) and float_list(p)]
+
+    def save_replaced_lengths(self, loop, subst, saved):
+        """Before the forward loop: the length of each list it will replace (what the loop
+        took from it; the list may grow later)."""
+        made = {o for s in ir.walk(loop.body) for o in s.outs}
+        for p, init, _ in self.replaced_lists(loop):
+            result = loop.body.results[ir.carried(loop).index(p)]
+            if self.roots.get(result, result) not in made:
+                raise UnsupportedSyntaxError(
+                    f"reverse mode through a loop that replaces the list `{p.hint}` by a list it did not make in "
+                    "the same iteration is not supported", loop.loc,
+                    "build the new list in the loop (append the items to an empty list)")
+            saved["length", loop, p] = self.L.apply("builtin.len", [mapped(init, subst)], hint="n")
+
+    def start_replaced_lists(self, loop):
+        """Before the backward loop: the adjoint of the list the last iteration made is the
+        adjoint of the loop's result."""
+        for p, _, out in self.replaced_lists(loop):
+            self.put_list_adjoint(p, self.list_adjoint(out))
+
+    def seed_replaced_lists(self, loop, sub):
+        """In the backward loop, once the body is recomputed: the list the body made gets
+        the carried adjoint list, the carried list a zero one."""
+        for p, _, _ in self.replaced_lists(loop):
+            result = loop.body.results[ir.carried(loop).index(p)]
+            made = self.roots.get(result, result)
+            self.list_seeds[made] = self.list_adjoint(p)
+            self.put_list_adjoint(p, self.zero_list_adjoint(p, mapped(final_version(loop.body.stmts, p, self.roots),
+                                                                      sub), loop.loc))
+
+    def finish_replaced_lists(self, loop, saved):
+        """After the backward loop: add the adjoint of the first iteration's list to the
+        adjoint of the loop's initial list, item by item over what that list held."""
+        for p, init, _ in self.replaced_lists(loop):
+            dl = self.adjoints.env.pop(f"dlist#{p.id}")
+
+            def add(k, init=init, dl=dl):
+                self.add_to_list_adjoint(init, k, self.L.apply("getitem", [dl, k], {"index": (Slot(1),)},
+                                                               hint="d" + init.hint))
+            self.L.loop(add, bounds=(ir.Const(0), saved["length", loop, p], ir.Const(1)), index_hint="k")
 
     def rebuilt_list(self, loop, param, source, start, size):
         """A new list of ``source[start:start + size]``."""
@@ -322,23 +395,32 @@ class ListAdjoints:
             made = []
             if isinstance(stmt, ir.Apply) and stmt.prim.name == "list.new":
                 made = stmt.outs
-            elif isinstance(stmt, ir.If):       # a list the branches create (see list_roots)
+            elif isinstance(stmt, (ir.If, ir.For, ir.While)):   # see list_roots
                 made = [o for o in stmt.outs if isinstance(o.type, A.ListOf)]
             for root in made:
                 if not float_list(root) or self.roots.get(root, root) is not root:
                     continue
-                lst, elem = mapped(root, subst), root.type.elem
-                dl = ir.Var("d" + lst.hint, A.ListOf(elem))
-                self.L.stmts.append(ir.Apply([dl], lookup("list.new"), [], {}, stmt.loc))
-                self.put_list_adjoint(root, dl)
-                n = self.L.apply("builtin.len", [lst], hint="n")
+                seed = self.list_seeds.pop(root, None)       # see seed_replaced_lists
+                # the complete list: its last version here (an earlier one would let the
+                # appends after it go as unread)
+                lst = mapped(final_version(stmts, root, self.roots), subst)
+                self.put_list_adjoint(root, seed if seed is not None else self.zero_list_adjoint(root, lst, stmt.loc))
 
-                def fill_zeros(k, root=root, lst=lst, elem=elem):
-                    item = self.L.apply("getitem", [lst, k], {"index": (Slot(1),)}, hint=lst.hint)
-                    zero = self.zeros(ir.Var(lst.hint, elem), item)
-                    self.put_list_adjoint(root, self.L.apply("list.append", [self.list_adjoint(root), zero],
-                                                             hint=dl.hint))
-                self.L.loop(fill_zeros, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
+    def zero_list_adjoint(self, root, lst, loc):
+        """A new adjoint list for ``lst``: a zero for each of its items."""
+        elem = root.type.elem
+        dl = ir.Var("d" + lst.hint, A.ListOf(elem))
+        self.L.stmts.append(ir.Apply([dl], lookup("list.new"), [], {}, loc))
+        key = f"%zeros#{dl.id}"
+        self.adjoints.env[key] = dl
+        n = self.L.apply("builtin.len", [lst], hint="n")
+
+        def fill_zeros(k):
+            item = self.L.apply("getitem", [lst, k], {"index": (Slot(1),)}, hint=lst.hint)
+            zero = self.zeros(ir.Var(lst.hint, elem), item)
+            self.adjoints.env[key] = self.L.apply("list.append", [self.adjoints.env[key], zero], hint=dl.hint)
+        self.L.loop(fill_zeros, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
+        return self.adjoints.env.pop(key)
 
     def back_list_read(self, stmt, subst, saved, dout):
         """getitem / sum / np.array / np.stack of a float list."""
@@ -384,6 +466,16 @@ class ListAdjoints:
             self.adjoints.env[key] = stop
         self.L.loop(each, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
         self.adjoints.env.pop(key)
+
+
+def final_version(stmts, root, roots):
+    """The last version of the list ``root`` these statements make (``root`` if none)."""
+    last = root
+    for stmt in stmts:
+        for o in stmt.outs:
+            if isinstance(o.type, A.ListOf) and roots.get(o, o) is root:
+                last = o
+    return last
 
 
 def stacking_axis(stmt, dout):

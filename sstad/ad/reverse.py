@@ -172,6 +172,7 @@ class ReverseMode(ListAdjoints, Sweep):
         saved = {}
         self.roots = list_roots(fn.body, {})
         self.read_lists = set()        # list roots whose adjoint something has added to
+        self.list_seeds = {}           # list root -> the adjoint list it starts from (lists.py)
         self.forward(fn.body.stmts, subst, saved)
         results = [mapped(r, subst) for r in fn.body.results]
         for k, seed in zip(seeded, seeds):
@@ -268,8 +269,8 @@ class ReverseMode(ListAdjoints, Sweep):
         params = ir.carried(stmt)
         inner = _defined(stmt.body)
         free = [a for s in ir.walk(stmt.body) for a in ir.operands(s) if a not in inner]
-        return any(self.active(p) for p in params) or any(self.active(a) for a in free) \
-            or writes_in_place(stmt.body)
+        return any(self.active(p) or self.replaced(p) and self.active_list(p) for p in params) \
+            or any(self.active(a) for a in free) or writes_in_place(stmt.body)
 
     def tape_needs_copy(self, loop, param, written):
         """Must the tape keep a copy of this carried array, not the array itself?  Only if
@@ -324,6 +325,7 @@ class ReverseMode(ListAdjoints, Sweep):
             self.L.stmts.append(clone_stmt(stmt, subst))
             return
         is_for = isinstance(stmt, ir.For)
+        self.save_replaced_lengths(stmt, subst, saved)
         written = written_memory(ir.Block([], [stmt], [])) if writes_in_place(stmt.body, lists=False) else None
         untaped = {p for p in stmt.body.params if self.write_only(stmt, p)}
         self.untaped[stmt] = untaped
@@ -735,6 +737,7 @@ class ReverseMode(ListAdjoints, Sweep):
                 r = stmt.body.results[m]
                 if self.active(r):
                     self.accumulate(r, self.adjoints.env[key], self.slot_owned(key))
+            self.seed_replaced_lists(stmt, sub)
             self.backward(stmt.body.stmts, sub, local)
             self.loop_depth -= 1
             for m, key in ckeys.items():
@@ -750,6 +753,7 @@ class ReverseMode(ListAdjoints, Sweep):
             segment.update(tapes=tapes, first=first, last=self.L.apply("op.sub", [count, ir.Const(1)], hint="last"))
             self.L.loop(body, bounds=(ir.Const(0), count, ir.Const(1)), index_hint="k")
         store, stored = saved.get(("store", stmt)), []
+        self.start_replaced_lists(stmt)
         if budget is None:
             walk(tapes, n, None)
         else:
@@ -759,6 +763,7 @@ class ReverseMode(ListAdjoints, Sweep):
         if budget is not None:
             checkpointing.complete(self, budget, stmt, mapped(stmt.start, subst) if is_for else None,
                                    mapped(stmt.step, subst) if is_for else None)
+        self.finish_replaced_lists(stmt, saved)
         for m, key in ckeys.items():
             init = stmt.inits[m]
             if self.active(init):
