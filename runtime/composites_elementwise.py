@@ -102,10 +102,11 @@ def select(condlist, choicelist, default=0):
 
 
 @composite(np.piecewise)
-def piecewise(x, condlist, funclist, *args, **kw):
+def piecewise(x, condlist, funclist, *args):
     """np.piecewise of a list of boolean arrays: each function sees only the items of its
     condition (as in NumPy, so a branch's NaN or infinite slope elsewhere never leaks); one
-    function more than conditions is the 'otherwise' case."""
+    function more than conditions is the 'otherwise' case.  Extra positional arguments go
+    to the functions; keyword ones are refused by name (pass them by a closure)."""
     if len(funclist) != len(condlist) and len(funclist) != len(condlist) + 1:
         raise ValueError(f"np.piecewise: with {len(condlist)} condition(s), either {len(condlist)} or "
                          f"{len(condlist) + 1} functions are expected")
@@ -113,7 +114,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
     for k in static_range(len(funclist)):
         cond = condlist[k] if k < len(condlist) else ~np.any(np.stack(list(condlist)), axis=0)
         if callable(funclist[k]):
-            y[cond] = funclist[k](x[cond], *args, **kw)
+            y[cond] = funclist[k](x[cond], *args)
         else:
             y[cond] = funclist[k]
     return y

@@ -99,6 +99,15 @@ def test_piecewise_with_a_number_and_an_otherwise_function(backend):
     check_grads(piecewise_sqrt, (x, 2.0), backend=backend)
 
 
+def piecewise_extra_argument(x, a):
+    return np.sum(np.piecewise(x, [x < 0.0], [lambda v, s: s * v, lambda v, s: v ** 2 / s], a))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_piecewise_passes_extra_arguments_to_the_functions(backend):
+    check_grads(piecewise_extra_argument, (np.array([-1.0, 0.5, 2.0]), 3.0), backend=backend)
+
+
 def test_piecewise_branches_see_only_their_items():
     """sqrt only sees 0 <= x <= 2, so its NaN slope at the negative items never meets them."""
     x = np.array([-1.0, 0.0 + 1e-3, 4.0])
