@@ -363,39 +363,40 @@ class Builder:
                 return thunk(*a)
             return run
         outer, pending = self.unsettled, []
-        for _ in range(MAX_FIXPOINT):
-            self.unsettled = pending = []
-            params, start_state = [], dict(state0)
-            for key, (treedef, types) in carry.items():
-                leaves = [ir.Var(hint_of(key), t) for t in types]
-                params.extend(leaves)
-                start_state[key] = unflatten(treedef, leaves)
-            index = ir.Var(index_hint, A.I64) if bounds is not None else None
-            if cond_thunk is not None:
-                cond_stmts, _, cond = self.region(with_views(cond_thunk), start_state)
-            body_stmts, end_state, _ = self.region(
-                with_views(body_thunk, index) if index is not None else with_views(body_thunk), start_state)
-            new_carry = {}
-            for key in {**start_state, **end_state}:
-                if key in derived and self.still_derived(key, derived, [end_state]):
-                    continue             # made again from its base (with_views, and below)
-                start, end = start_state.get(key, MISSING), end_state.get(key, MISSING)
-                if key not in carry and (end is MISSING or same_value(start, end)):
-                    continue
-                if end is MISSING:       # bound before the loop, but not by this body?
-                    continue
-                treedef, _, types = self.join_leaves(key, [state0.get(key, MISSING), end])
-                new_carry[key] = (treedef, types)
-            if new_carry.keys() == carry.keys() and all(
-                    same_treedef(new_carry[k][0], carry[k][0]) and new_carry[k][1] == carry[k][1]
-                    for k in carry):
-                break
-            carry = new_carry
-        else:
+        try:
+            for _ in range(MAX_FIXPOINT):
+                self.unsettled = pending = []
+                params, start_state = [], dict(state0)
+                for key, (treedef, types) in carry.items():
+                    leaves = [ir.Var(hint_of(key), t) for t in types]
+                    params.extend(leaves)
+                    start_state[key] = unflatten(treedef, leaves)
+                index = ir.Var(index_hint, A.I64) if bounds is not None else None
+                if cond_thunk is not None:
+                    cond_stmts, _, cond = self.region(with_views(cond_thunk), start_state)
+                body_stmts, end_state, _ = self.region(
+                    with_views(body_thunk, index) if index is not None else with_views(body_thunk), start_state)
+                new_carry = {}
+                for key in {**start_state, **end_state}:
+                    if key in derived and self.still_derived(key, derived, [end_state]):
+                        continue             # made again from its base (with_views, and below)
+                    start, end = start_state.get(key, MISSING), end_state.get(key, MISSING)
+                    if key not in carry and (end is MISSING or same_value(start, end)):
+                        continue
+                    if end is MISSING:       # bound before the loop, but not by this body?
+                        continue
+                    treedef, _, types = self.join_leaves(key, [state0.get(key, MISSING), end])
+                    new_carry[key] = (treedef, types)
+                if new_carry.keys() == carry.keys() and all(
+                        same_treedef(new_carry[k][0], carry[k][0]) and new_carry[k][1] == carry[k][1]
+                        for k in carry):
+                    break
+                carry = new_carry
+            else:
+                raise self.error(SstadTypeError, "the types in this loop do not settle",
+                                 hint="give loop variables one type before the loop")
+        finally:
             self.unsettled = outer
-            raise self.error(SstadTypeError, "the types in this loop do not settle",
-                             hint="give loop variables one type before the loop")
-        self.unsettled = outer
         for error in pending:
             self.unknown_type(error)
         self.loop_seeds[site] = carry
