@@ -1,7 +1,7 @@
-"""Numerical composites: linspace, polyval, interp, convolve, correlate, vander."""
+"""Numerical composites: linspace, polyval, interp, convolve, correlate, vander, gradient."""
 import numpy as np
 
-from sstad.runtime.composites import composite
+from sstad.runtime.composites import check_axis, composite, static_range
 
 
 @composite(np.linspace)
@@ -106,4 +106,32 @@ def vander(x, N=None, increasing=False):
     columns[:, :1] = 1
     powers = np.cumprod(columns, axis=1)
     return powers if increasing else powers[:, ::-1]
+
+
+@composite(np.gradient)
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """np.gradient with uniform spacings (none, one number, or one per axis): central
+    differences inside, one-sided differences at the two ends (``edge_order=1``)."""
+    if edge_order != 1:
+        raise NotImplementedError("np.gradient: only edge_order=1 is supported")
+    ndim = np.ndim(f)
+    axes = static_range(ndim) if axis is None else (tuple(axis) if np.ndim(axis) else (axis,))
+    axes = tuple(check_axis(a, ndim, "np.gradient") for a in axes)
+    if len(varargs) != 0 and len(varargs) != 1 and len(varargs) != len(axes):
+        raise TypeError("np.gradient: invalid number of arguments")
+    outs = ()
+    for k in static_range(len(axes)):
+        h = 1.0 if len(varargs) == 0 else (varargs[0] if len(varargs) == 1 else varargs[k])
+        if np.ndim(h) != 0:
+            raise NotImplementedError("np.gradient: coordinate arrays are not supported (give uniform spacings)")
+        outs = outs + (one_sided_ends(np.moveaxis(f * 1.0, axes[k], 0), h, axes[k]),)
+    return outs[0] if len(outs) == 1 else outs
+
+
+def one_sided_ends(m, h, axis):
+    """The derivative along the first axis of ``m`` (then moved back to ``axis``)."""
+    assert len(m) >= 2, "np.gradient: at least 2 items along each axis are required (edge_order + 1)"
+    inner = (m[2:] - m[:-2]) / (2.0 * h)
+    first, last = (m[1:2] - m[:1]) / h, (m[-1:] - m[-2:-1]) / h
+    return np.moveaxis(np.concatenate((first, inner, last)), 0, axis)
 

@@ -1,13 +1,15 @@
 """Programs of a fifth batch (tests/user_programs_5.py): an EKF, L-BFGS inside the objective,
 masked attention, a 1-d CNN, adaptive Heun steps, tax brackets, a Vandermonde fit, a
 backtest, CRPS, IRLS, pharmacokinetics, EM, Kepler's equation, a biquad, LQR, GloVe, a
-binomial tree, IDM traffic, 2-d heat and a blur with Sobel edges.  Each against NumPy (the
+binomial tree, IDM traffic, 2-d heat, a blur with Sobel edges, Horn-Schunck optical flow,
+Levenberg-Marquardt and a particle filter.  Each against NumPy (the
 value under ``sstad.jit``) and central finite differences (reverse and forward mode), on both
 backends; Numba runs are slow.
 
 Below them, what these programs needed (np.correlate, np.select, np.piecewise, np.vander,
-np.pad's mirror modes, ``callable``, starred unpacking, a list empty in a loop's first
-round), each with a check that failed before; the refusals they met, asserted clear; and the
+np.gradient, np.pad's mirror modes, ``callable``, starred unpacking, slices of run-time
+lists, a list empty in a loop's first round, a list literal of one item), each with a check
+that failed before; the refusals they met, asserted clear; and the
 defects found elsewhere, as strict xfails with minimal repros."""
 import inspect
 import re
@@ -144,6 +146,44 @@ def test_vander_at_zero_and_both_orders(backend):
 
 def vander_of(x):
     return np.vander(x)
+
+
+# --- np.gradient (was: refused, its trial call on a 1 x 1 stand-in failing in NumPy) ----------
+
+def image_gradients(f):
+    gy, gx = np.gradient(f)
+    return np.sum(gy ** 2 * np.arange(f.shape[1])) + np.sum(np.sin(gx))
+
+
+def spaced_gradient(f, h):
+    return np.sum(np.gradient(f, h) ** 3)
+
+
+def gradient_forms(f):
+    return np.gradient(f, 0.5, 2.0), np.gradient(f, axis=1), np.gradient(f, 0.3, axis=(-1, 0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_central_inside_one_sided_at_the_ends(backend):
+    r = np.random.default_rng(3)
+    f = r.normal(size=(4, 5))
+    check_grads(image_gradients, (f,), backend=backend)
+    check_grads(spaced_gradient, (r.normal(size=6), 0.7), backend=backend)
+    for got, want in zip(sstad.jit(gradient_forms, backend=backend)(f), gradient_forms(f)):
+        np.testing.assert_allclose(got, want, rtol=1e-13)
+    ints = np.arange(5) ** 2                                   # NumPy differentiates integers in float64
+    got = sstad.jit(gradient_of, backend=backend)(ints)
+    np.testing.assert_array_equal(got, np.gradient(ints))
+    assert got.dtype == np.gradient(ints).dtype
+
+
+def gradient_of(f):
+    return np.gradient(f)
+
+
+def test_gradient_of_one_item_is_refused_at_run_time():
+    with pytest.raises(RunTimeRefusal, match="at least 2 items"):
+        sstad.jit(spaced_gradient)(np.ones(1), 1.0)
 
 
 # --- np.pad's mirror modes (was: only 'constant' and 'edge') ---------------------------------

@@ -5,7 +5,8 @@ biquad filter, a 1-d CNN by np.correlate, a Gaussian blur with Sobel edges), con
 finite-horizon LQR by the backward Riccati recursion), pharmacokinetics, traffic, weather
 verification (CRPS), astronomy (Kepler's equation by Newton), quantitative finance (a
 binomial American put, a backtest with costs), NLP (GloVe), clustering (EM for a Gaussian
-mixture with np.einsum), and tax brackets by np.piecewise / np.select.
+mixture with np.einsum), tax brackets by np.piecewise / np.select, optical flow
+(Horn-Schunck with np.gradient), Levenberg-Marquardt, and a particle filter.
 
 tests/test_user_programs_5.py checks each: the value under ``sstad.jit`` against NumPy, and
 the derivatives against central finite differences, on both backends.  Each ``make_args``
@@ -535,3 +536,84 @@ def blur_sobel_energy(image, sigma):
     gy = dy[:, :-2] + 2 * dy[:, 1:-1] + dy[:, 2:]
     magnitude = np.sqrt(gx ** 2 + gy ** 2 + 1e-6)
     return np.mean(magnitude) + np.var(blurred, ddof=0)
+
+
+# --- computer vision: Horn-Schunck optical flow, image derivatives by np.gradient, the flow
+#     smoothed by np.roll averages in a fixed number of Jacobi sweeps
+
+def _flow_args(r):
+    blob = np.exp(-((np.arange(8)[:, None] - 3.0) ** 2 + (np.arange(8)[None, :] - 4.0) ** 2) / 6.0)
+    return blob, np.roll(blob, 1, axis=1) + 0.01 * r.normal(size=(8, 8)), 0.5
+
+
+@program(_flow_args)
+def horn_schunck_flow(frame0, frame1, alpha):
+    Iy, Ix = np.gradient(frame0)
+    It = frame1 - frame0
+    u = np.zeros_like(frame0)
+    v = np.zeros_like(frame0)
+    average = lambda f: 0.25 * (np.roll(f, 1, 0) + np.roll(f, -1, 0) + np.roll(f, 1, 1) + np.roll(f, -1, 1))  # noqa: E731
+    for _ in range(10):
+        u_bar, v_bar = average(u), average(v)
+        common = (Ix * u_bar + Iy * v_bar + It) / (alpha ** 2 + Ix ** 2 + Iy ** 2)
+        u = u_bar - Ix * common
+        v = v_bar - Iy * common
+    return np.mean(u ** 2 + v ** 2)
+
+
+# --- curve fitting: Levenberg-Marquardt on an exponential decay, the damping raised on a
+#     rejected step and lowered on an accepted one, a break once the cost stops falling
+
+def _lm_args(r):
+    t = np.linspace(0.0, 2.0, 10)
+    return t, 2.0 * np.exp(-1.3 * t) + 0.01 * r.normal(size=10), np.array([1.0, 1.0])
+
+
+@program(_lm_args)
+def levenberg_marquardt(t, y, theta0):
+    theta = theta0.copy()
+    lam = 1e-2
+
+    def resid(th):
+        return th[0] * np.exp(-th[1] * t) - y
+    cost = 0.5 * np.sum(resid(theta) ** 2)
+    for _ in range(50):
+        r = resid(theta)
+        J = np.stack([np.exp(-theta[1] * t), -theta[0] * t * np.exp(-theta[1] * t)], axis=1)
+        A = J.T @ J
+        step = np.linalg.solve(A + lam * np.diag(np.diag(A)), -J.T @ r)
+        new_cost = 0.5 * np.sum(resid(theta + step) ** 2)
+        if new_cost < cost:
+            theta = theta + step
+            lam = lam / 3.0
+            if cost - new_cost < 1e-14:
+                break
+            cost = new_cost
+        else:
+            lam = lam * 2.0
+    return theta[0] + theta[1]
+
+
+# --- state-space models: a bootstrap particle filter's log-likelihood with fixed noise,
+#     systematic resampling by np.searchsorted on the weights' CDF
+
+def _pf_args(r):
+    return np.log(0.5), r.normal(size=5), r.normal(size=(5, 6)), r.uniform(size=5)
+
+
+@program(_pf_args)
+def particle_filter_loglik(log_sigma, obs, noise, uniforms):
+    n = noise.shape[1]
+    particles = np.zeros(n)
+    loglik = 0.0
+    sigma = np.exp(log_sigma)
+    for t in range(obs.shape[0]):
+        particles = 0.9 * particles + sigma * noise[t]
+        logw = -0.5 * (obs[t] - particles) ** 2
+        m = logw.max()
+        w = np.exp(logw - m)
+        loglik += m + np.log(w.mean())
+        cdf = np.cumsum(w) / w.sum()
+        idx = np.minimum(np.searchsorted(cdf, (uniforms[t] + np.arange(n)) / n), n - 1)
+        particles = particles[idx]
+    return loglik
