@@ -166,9 +166,132 @@ def nested_loops(x, steps):
     return total
 
 
+
+def reversed_each_step(x, steps):
+    """A slice makes the new list (`kept[::-1]`), then it grows."""
+    kept = []
+    kept.append(x)
+    kept.append(np.cos(x))
+    kept.append(x * x)
+    total = 0.0
+    for t in range(steps):
+        total = total + np.sum(kept[0] * kept[1])
+        kept = kept[::-1]
+        kept.append(np.sin(kept[-1]) * x)
+    return total + np.sum(kept[-1])
+
+
+def popped_and_replaced(x, steps):
+    """The carried list is popped, then replaced."""
+    kept = []
+    kept.append(x)
+    kept.append(np.cos(x))
+    total = 0.0
+    for t in range(steps):
+        last = kept.pop()
+        total = total + np.sum(last * kept[0])
+        fresh = []
+        fresh.append(last * x)
+        fresh.append(np.sin(last))
+        fresh.append(kept[0] + x)
+        kept = fresh
+    return total + np.sum(kept[-1])
+
+
+def outer_grows_inner_replaces(x, steps):
+    """An inner loop replaces a list, an outer one appends to another."""
+    hist = []
+    hist.append(x)
+    total = 0.0
+    for t in range(steps):
+        kept = []
+        kept.append(hist[-1])
+        for s in range(2):
+            fresh = []
+            fresh.append(np.sin(kept[0]) * x)
+            kept = fresh
+        hist.append(kept[0])
+        total = total + np.sum(hist[-1] * hist[0])
+    return total
+
+
+def inner_grows_outer_replaces(x, steps):
+    """An inner loop appends to the list the outer loop replaces."""
+    kept = []
+    kept.append(x)
+    total = 0.0
+    for t in range(steps):
+        fresh = []
+        for v in kept:
+            fresh.append(np.cos(v) * x)
+        for s in range(2):
+            fresh.append(fresh[-1] * x)
+        total = total + np.sum(fresh[-1])
+        kept = fresh
+    return total
+
+
+def while_unknown_trips(x, steps):
+    """A while loop whose trip count depends on the values."""
+    kept = []
+    kept.append(x)
+    total = 0.0
+    while total < 3.0:
+        fresh = []
+        fresh.append(kept[-1] * 1.5 + x)
+        total = total + np.sum(fresh[0])
+        kept = fresh
+    return total + np.sum(kept[0])
+
+
+def appended_first_read_after(x, steps):
+    """Iteration 0 appends to the initial list, which is read after the loop."""
+    first = []
+    first.append(x)
+    kept = first
+    for t in range(steps):
+        kept.append(np.sin(kept[-1]) * x)
+        fresh = []
+        fresh.append(kept[-1] + x)
+        kept = fresh
+    return np.sum(first[-1] * 3.0 + kept[0])
+
+
+def written_first_read_after(x, steps):
+    """Iteration 0 writes into the initial list, which is read after the loop."""
+    first = []
+    first.append(x)
+    first.append(x * x)
+    kept = first
+    for t in range(steps):
+        kept[0] = np.sin(kept[1]) * x
+        fresh = []
+        fresh.append(kept[0] + x)
+        fresh.append(kept[1] * kept[0])
+        kept = fresh
+    return np.sum(first[0] * 3.0 + first[1] + kept[0])
+
+
+def popped_first_read_after(x, steps):
+    """Iteration 0 pops the initial list, which is read after the loop."""
+    first = []
+    first.append(x)
+    first.append(np.cos(x))
+    kept = first
+    for t in range(steps):
+        last = kept.pop()
+        fresh = []
+        fresh.append(last * x)
+        fresh.append(np.sin(last) + kept[0])
+        kept = fresh
+    return np.sum(first[0] * 3.0 + kept[1])
+
+
 CASES = [list_kept_across_steps, several_appends_first_and_last, read_by_stack_and_sum, rebuilt_by_comprehension,
          while_loop, rebuilt_or_copied, grows_each_step, rebuilt_longer_each_step, appended_then_replaced,
-         first_list_read_after_the_loop, nested_loops]
+         first_list_read_after_the_loop, nested_loops, reversed_each_step, popped_and_replaced,
+         outer_grows_inner_replaces, inner_grows_outer_replaces, while_unknown_trips, appended_first_read_after,
+         written_first_read_after, popped_first_read_after]
 
 
 def swapped(x, steps):
@@ -180,3 +303,18 @@ def swapped(x, steps):
     for t in range(steps):
         a, b = b, a
     return np.sum(a[0] * 2.0 + b[0])
+
+
+def scaled_kept(w, steps):
+    """list_kept_across_steps of a scalar, for a second derivative (refused: the tape of a
+    replaced list is a list of lists)."""
+    x = np.linspace(0.1, 0.9, 4) * w
+    kept = []
+    kept.append(x)
+    total = 0.0
+    for t in range(steps):
+        total = total + np.sum(kept[-1] * x)
+        fresh = []
+        fresh.append(np.sin(kept[0]) * x)
+        kept = fresh
+    return total

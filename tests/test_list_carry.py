@@ -46,9 +46,13 @@ def test_every_policy(f, backend, policy):
 
 @pytest.mark.parametrize("f, steps", [(lc.first_list_read_after_the_loop, 0), (lc.rebuilt_longer_each_step, 0),
                                       (lc.first_list_read_after_the_loop, 1), (lc.appended_then_replaced, 1),
-                                      (lc.several_appends_first_and_last, 4), (lc.rebuilt_or_copied, 5)])
+                                      (lc.several_appends_first_and_last, 4), (lc.rebuilt_or_copied, 5),
+                                      (lc.appended_first_read_after, 0), (lc.appended_first_read_after, 1),
+                                      (lc.written_first_read_after, 0), (lc.written_first_read_after, 1),
+                                      (lc.popped_first_read_after, 0), (lc.popped_first_read_after, 1)])
 def test_trip_counts(f, steps):
-    """No iteration: the loop's result is its initial list, which gets its adjoint."""
+    """No iteration: the loop's result is its initial list, which gets its adjoint.  One:
+    the first iteration's list is the initial list, changed by the body."""
     g = sstad.grad(f)(X, steps)
     check_gradient(f, (X, steps), (g,), rng)
 
@@ -64,3 +68,11 @@ def test_a_list_replaced_on_some_steps_only_is_refused():
     with pytest.raises(UnsupportedSyntaxError, match="chosen by an `if`") as err:
         sstad.grad(lc.rebuilt_on_some_steps)(X, 3)
     assert "list_carry_cases.py:" in str(err.value) and "if t % 2 == 0" in str(err.value)
+
+
+def test_a_second_derivative_is_refused_at_the_loop():
+    first = sstad.grad(lc.scaled_kept)
+    check_gradient(lc.scaled_kept, (0.7, 3), (first(0.7, 3),), rng)
+    with pytest.raises(UnsupportedSyntaxError, match="replaces it by a new one") as err:
+        sstad.grad(first)(0.7, 3)
+    assert "list_carry_cases.py:" in str(err.value) and "for t in range(steps)" in str(err.value)

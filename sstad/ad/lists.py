@@ -8,6 +8,11 @@ start plus the appends so far (``saved["virtual"]``: list -> (length atom, count
 loop that writes into a list tapes its items instead, at the start of every iteration,
 and the backward sweep recomputes each iteration on a list rebuilt from that tape.
 
+A loop that replaces its list by one its body makes (``kept = fresh``) holds another
+list every iteration: it tapes a copy of each iteration's list, and the backward loop
+carries the adjoint list of the list an iteration made to the iteration before, where it
+is the adjoint of the list that iteration started from (``replaced``).
+
 ``L.pop()`` is ``L[-1]`` then ``list.pop``.  A list that is popped anywhere reuses
 positions, so an append's reverse takes ``dL[i]`` and zeroes it, ``dL`` grows on demand
 (it starts at the final length, which pops made shorter), and a loop that carries such a
@@ -340,26 +345,50 @@ class ListAdjoints:
         for p, _, out in self.replaced_lists(loop):
             self.put_list_adjoint(p, self.list_adjoint(out))
 
-    def seed_replaced_lists(self, loop, sub):
-        """In the backward loop, once the body is recomputed: the list the body made gets
-        the carried adjoint list, the carried list a zero one."""
-        for p, _, _ in self.replaced_lists(loop):
+    def seed_replaced_lists(self, loop, sub, j):
+        """In the backward loop (iteration ``j``), once the body is recomputed: the list the
+        body made gets the carried adjoint list, the carried list a zero one.  Iteration 0's
+        list is the initial list itself: if the body appends to it, pops or writes it, what
+        read the initial list after the loop read that list as the body left it, so its
+        adjoint starts from the initial list's."""
+        for p, init, _ in self.replaced_lists(loop):
             result = loop.body.results[ir.carried(loop).index(p)]
             made = self.roots.get(result, result)
             self.list_seeds[made] = self.list_adjoint(p)
-            self.put_list_adjoint(p, self.zero_list_adjoint(p, mapped(final_version(loop.body.stmts, p, self.roots),
-                                                                      sub), loop.loc))
+            key = f"dlist#{p.id}"
+            complete = mapped(final_version(loop.body.stmts, p, self.roots), sub)
 
-    def finish_replaced_lists(self, loop, saved):
-        """After the backward loop: add the adjoint of the first iteration's list to the
-        adjoint of the loop's initial list, item by item over what that list held."""
+            def zeros(p=p, key=key, complete=complete):
+                self.adjoints.env[key] = self.zero_list_adjoint(p, complete, loop.loc)
+            if not self.mutated(loop, p):
+                zeros()
+                continue
+            dinit = self.list_adjoint(init)
+            self.L.branch(self.L.apply("op.eq", [j, ir.Const(0)], hint="first"),
+                          lambda key=key, dinit=dinit: self.adjoints.env.__setitem__(key, dinit), zeros)
+
+    def mutated(self, loop, p):
+        """Does ``loop``'s body append to, pop or write into its carried list ``p``?"""
+        return any(isinstance(s, ir.Apply) and s.prim.mutates and s.args and self.roots.get(s.args[0]) is p
+                   for s in ir.walk(loop.body))
+
+    def finish_replaced_lists(self, loop, saved, trips):
+        """After the backward loop: the adjoint of the first iteration's list goes to the
+        loop's initial list, item by item over what that list held before the loop; all of
+        it if the body changed that list (see seed_replaced_lists) and the loop ran."""
         for p, init, _ in self.replaced_lists(loop):
             dl = self.adjoints.env.pop(f"dlist#{p.id}")
 
-            def add(k, init=init, dl=dl):
-                self.add_to_list_adjoint(init, k, self.L.apply("getitem", [dl, k], {"index": (Slot(1),)},
-                                                               hint="d" + init.hint))
-            self.L.loop(add, bounds=(ir.Const(0), saved["length", loop, p], ir.Const(1)), index_hint="k")
+            def add(init=init, dl=dl, n=saved["length", loop, p]):
+                def each(k):
+                    self.add_to_list_adjoint(init, k, self.L.apply("getitem", [dl, k], {"index": (Slot(1),)},
+                                                                   hint="d" + init.hint))
+                self.L.loop(each, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
+            if not self.mutated(loop, p):
+                add()
+                continue
+            self.L.branch(self.L.apply("op.gt", [trips, ir.Const(0)], hint="ran"),
+                          lambda init=init, dl=dl: self.put_list_adjoint(init, dl), add)
 
     def rebuilt_list(self, loop, param, source, start, size):
         """A new list of ``source[start:start + size]``."""

@@ -32,7 +32,7 @@ from sstad.frontend.lower import Lowerer
 from sstad.frontend.source import function_node
 from sstad.ir import nodes as ir
 from sstad.ir.alias import versions, writes_in_place, written_memory
-from sstad.ir.clone import atom as mapped, clone_block, clone_stmt
+from sstad.ir.clone import atom as mapped, clone_block, clone_stmt, substitute
 from sstad.runtime import abstract as A
 from sstad.runtime.extern import describe as describe_extern
 from sstad.runtime.primitive import Slot, default_of, fill, is_default, lookup, parameters, shown_name
@@ -198,8 +198,10 @@ class ReverseMode(ListAdjoints, Sweep):
                    for o in stmt.outs):
                 raise UnsupportedSyntaxError(
                     "reverse mode through a list of lists is not supported (a gradient taken with "
-                    "policy='store' tapes a nested loop's tapes in one)", stmt.loc,
-                    "differentiate a gradient taken with policy='auto' or policy='recompute'")
+                    "policy='store' tapes a nested loop's tapes in one; a loop that pops a list or replaces "
+                    "it by a new one tapes copies of it in one)", stmt.loc,
+                    "differentiate a gradient taken with policy='auto' or policy='recompute', of a loop that "
+                    "appends to one list")
 
     # --- forward sweep -------------------------------------------------------------
     def forward(self, stmts, subst, saved):
@@ -218,6 +220,39 @@ class ReverseMode(ListAdjoints, Sweep):
                 self.forward_if(stmt, subst, saved)
             else:
                 self.L.stmts.append(clone_stmt(stmt, subst))
+
+    def at_virtual_lengths(self, loop, saved):
+        """``loop`` (a copy, recomputed in a backward iteration) reading each complete list
+        at the length it had then: ``len(L)`` is the virtual length, ``L[i]`` counts a
+        negative ``i`` from it; other reads of the whole list are refused."""
+        virtual = saved.get("virtual", {})
+        reads = [(b, s) for region in ir.regions(loop) for b in ir.blocks(region) for s in b.stmts
+                 if isinstance(s, ir.Apply) and s.args and s.args[0] in virtual]
+        if not reads:
+            return loop
+        lengths, mapping = {}, {}
+        for block, stmt in reads:
+            lst = stmt.args[0]
+            if lst not in lengths:
+                lengths[lst] = self.list_length(lst, saved)      # before the loop
+            if stmt.prim.name == "builtin.len":
+                mapping[stmt.outs[0]] = lengths[lst]
+                block.stmts.remove(stmt)
+            elif stmt.prim.name == "getitem" and len(stmt.params["index"]) == 1 \
+                    and isinstance(stmt.params["index"][0], int):
+                item = stmt.params["index"][0]
+                index = stmt.args[item] if isinstance(item, Slot) else ir.Const(item)
+                position = ir.Var("i", A.I64)
+                block.stmts.insert(block.stmts.index(stmt), ir.Apply([position], lookup("op.mod"),
+                                                                     [index, lengths[lst]], {}, stmt.loc))
+                stmt.args, stmt.params = [lst, position], {**stmt.params, "index": (Slot(1),)}
+            elif stmt.prim.reads_list or stmt.prim.mutates:
+                raise UnsupportedSyntaxError("reverse mode: a loop nested in a loop that appends to a list "
+                                             "reads or changes the whole list", stmt.loc,
+                                             "read its items by index, or build the list in the inner loop")
+        for region in ir.regions(loop):
+            substitute(region, mapping)
+        return loop
 
     def forward_if(self, stmt, subst, saved):
         """The forward ``if``; virtual list lengths that differ between the branches
@@ -322,9 +357,11 @@ class ReverseMode(ListAdjoints, Sweep):
 
     def forward_loop(self, stmt, subst, saved):
         if not self.needs_backward(stmt):
-            self.L.stmts.append(clone_stmt(stmt, subst))
+            self.L.stmts.append(self.at_virtual_lengths(clone_stmt(stmt, subst), saved))
             return
         is_for = isinstance(stmt, ir.For)
+        # the virtual list lengths as this loop starts (appends after it count later)
+        saved["virtual", stmt] = dict(saved.get("virtual", {}))
         self.save_replaced_lengths(stmt, subst, saved)
         written = written_memory(ir.Block([], [stmt], [])) if writes_in_place(stmt.body, lists=False) else None
         untaped = {p for p in stmt.body.params if self.write_only(stmt, p)}
@@ -398,7 +435,7 @@ class ReverseMode(ListAdjoints, Sweep):
             new = ir.While(outs + tape_outs + extra_outs, [mapped(a, subst) for a in stmt.inits] + tapes, cond,
                            body, stmt.loc)
         subst.update(zip(stmt.outs, outs))
-        self.L.stmts.append(new)
+        self.L.stmts.append(self.at_virtual_lengths(new, saved))
         saved[stmt] = tape_outs
         if budget is not None:
             checkpointing.finish_forward(budget, new, len(outs), len(tape_outs) - 1)
@@ -713,7 +750,9 @@ class ReverseMode(ListAdjoints, Sweep):
             tapes, last, first = segment["tapes"], segment["last"], segment["first"]
             j = self.L.apply("op.sub", [last, k], hint="j")
             sub = dict(subst)
-            local = {"virtual": {}, "unwritten": self.skipped_writes(stmt, untaped)}
+            # lists an enclosing backward iteration sees at a virtual length keep the one
+            # they had where this loop started
+            local = {"virtual": dict(saved.get(("virtual", stmt), {})), "unwritten": self.skipped_writes(stmt, untaped)}
             for p, tape in zip(stmt.body.params, tapes):
                 if p is stmt.body.params[0] and is_for and isinstance(step, ir.Const):
                     trip = j if first is None else self.L.apply("op.add", [first, j], hint="trip")
@@ -737,7 +776,7 @@ class ReverseMode(ListAdjoints, Sweep):
                 r = stmt.body.results[m]
                 if self.active(r):
                     self.accumulate(r, self.adjoints.env[key], self.slot_owned(key))
-            self.seed_replaced_lists(stmt, sub)
+            self.seed_replaced_lists(stmt, sub, j)
             self.backward(stmt.body.stmts, sub, local)
             self.loop_depth -= 1
             for m, key in ckeys.items():
@@ -763,7 +802,7 @@ class ReverseMode(ListAdjoints, Sweep):
         if budget is not None:
             checkpointing.complete(self, budget, stmt, mapped(stmt.start, subst) if is_for else None,
                                    mapped(stmt.step, subst) if is_for else None)
-        self.finish_replaced_lists(stmt, saved)
+        self.finish_replaced_lists(stmt, saved, n)
         for m, key in ckeys.items():
             init = stmt.inits[m]
             if self.active(init):
