@@ -287,11 +287,30 @@ def popped_first_read_after(x, steps):
     return np.sum(first[0] * 3.0 + kept[1])
 
 
+
+def both_branches_make(x, steps):
+    """Both branches of an `if` make the new list (of different lengths)."""
+    kept = []
+    kept.append(x)
+    total = 0.0
+    for t in range(steps):
+        total = total + np.sum(kept[-1] * kept[0])
+        if t % 2 == 0:
+            fresh = []
+            fresh.append(np.sin(kept[0]))
+        else:
+            fresh = []
+            fresh.append(kept[-1] * x)
+            fresh.append(np.cos(kept[0]))
+        kept = fresh
+    return total + np.sum(kept[-1])
+
+
 CASES = [list_kept_across_steps, several_appends_first_and_last, read_by_stack_and_sum, rebuilt_by_comprehension,
          while_loop, rebuilt_or_copied, grows_each_step, rebuilt_longer_each_step, appended_then_replaced,
          first_list_read_after_the_loop, nested_loops, reversed_each_step, popped_and_replaced,
          outer_grows_inner_replaces, inner_grows_outer_replaces, while_unknown_trips, appended_first_read_after,
-         written_first_read_after, popped_first_read_after]
+         written_first_read_after, popped_first_read_after, both_branches_make]
 
 
 def swapped(x, steps):
