@@ -1,4 +1,4 @@
-"""Composites that build index arrays: the triangle and diagonal index functions."""
+"""Composites that build index arrays: the triangle and diagonal index functions, np.nonzero."""
 import numpy as np
 
 from sstad.runtime.composites import composite, static_range
@@ -50,3 +50,18 @@ def ix_(*args):
             raise NotImplementedError("np.ix_ of a boolean mask is not supported: pass np.nonzero(mask)[0]")
         mesh = mesh + (np.reshape(a, (1,) * k + (-1,) + (1,) * (n - k - 1)),)
     return mesh
+
+
+@composite(np.nonzero)
+def nonzero(a):
+    """np.nonzero: for each axis, the coordinates of the nonzero items in C order (a boolean
+    mask of each axis' coordinates broadcast over the array)."""
+    if np.ndim(a) == 0:
+        raise ValueError("np.nonzero: calling nonzero on 0d arrays is not allowed; use np.atleast_1d(a).nonzero()")
+    mask = a != 0
+    coordinates = ()
+    for k in static_range(np.ndim(a)):
+        shape = (1,) * k + (-1,) + (1,) * (np.ndim(a) - k - 1)
+        coordinates = coordinates + (np.broadcast_to(np.reshape(np.arange(a.shape[k]), shape), a.shape)[mask],)
+    return coordinates
+

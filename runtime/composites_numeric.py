@@ -1,4 +1,4 @@
-"""Numerical composites: linspace, polyval, interp, convolve, correlate, vander, gradient."""
+"""Numerical composites: linspace, polyval, interp, convolve, correlate, vander, gradient, polyfit."""
 import numpy as np
 
 from sstad.runtime.composites import check_axis, composite, static_range
@@ -134,4 +134,25 @@ def one_sided_ends(m, h, axis):
     inner = (m[2:] - m[:-2]) / (2.0 * h)
     first, last = (m[1:2] - m[:1]) / h, (m[-1:] - m[-2:-1]) / h
     return np.moveaxis(np.concatenate((first, inner, last)), 0, axis)
+
+
+@composite(np.polyfit)
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """np.polyfit: least squares on the Vandermonde matrix, its columns scaled to unit norm
+    first as NumPy does (the same coefficients, differentiable through np.linalg.lstsq)."""
+    if full or cov:
+        raise NotImplementedError("np.polyfit: full=True and cov= are not supported; take the residuals "
+                                  "from np.polyval(p, x) - y")
+    if deg < 0:
+        raise ValueError("np.polyfit: expected deg >= 0")
+    if np.ndim(x) != 1:
+        raise TypeError("np.polyfit: expected 1D vector for x")
+    lhs = np.vander(x * 1.0, deg + 1)
+    rhs = y * 1.0
+    if w is not None:
+        lhs = lhs * w[:, None]
+        rhs = rhs * w if np.ndim(rhs) == 1 else rhs * w[:, None]
+    scale = np.sqrt(np.sum(lhs * lhs, axis=0))
+    c = np.linalg.lstsq(lhs / scale, rhs, rcond=rcond)[0]
+    return c / scale if np.ndim(c) == 1 else c / scale[:, None]
 

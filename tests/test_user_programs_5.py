@@ -7,7 +7,7 @@ value under ``sstad.jit``) and central finite differences (reverse and forward m
 backends; Numba runs are slow.
 
 Below them, what these programs needed (np.correlate, np.select, np.piecewise, np.vander,
-np.gradient, np.pad's mirror modes, ``callable``, starred unpacking, slices of run-time
+np.gradient, np.polyfit, np.nonzero, np.pad's mirror modes, NumPy scalars' ``astype``, ``callable``, starred unpacking, slices of run-time
 lists, a list empty in a loop's first round, a list literal of one item), each with a check
 that failed before; the refusals they met, asserted clear; and the
 defects found elsewhere, as strict xfails with minimal repros."""
@@ -184,6 +184,38 @@ def gradient_of(f):
 def test_gradient_of_one_item_is_refused_at_run_time():
     with pytest.raises(RunTimeRefusal, match="at least 2 items"):
         sstad.jit(spaced_gradient)(np.ones(1), 1.0)
+
+
+# --- np.polyfit (was: no derivative rule), np.nonzero (was: refused, a tuple result) and
+#     .astype / .item of a NumPy scalar (was: "method `.astype` of a value of type f32") ----
+
+def quadratic_fit(x, y, w):
+    return np.sum(np.polyfit(x, y, 2) ** 2) + np.sum(np.polyfit(x, y, 3, w=w) ** 2)
+
+
+def positive_part_moments(A):
+    i, j = np.nonzero(A > 0)
+    return np.sum(A[i, j] ** 2 * (i + 1) * (j + 2)) + np.sum(A[0][np.nonzero(A[0])[0]] ** 3)
+
+
+def scalar_methods(x):
+    return np.sum(x ** 2).astype(np.float64) * np.prod(x).item()
+
+
+def total_in_float32(x):
+    return np.sum(x).astype(np.float32)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_polyfit_nonzero_and_scalar_methods(backend):
+    r = np.random.default_rng(6)
+    t, y = np.linspace(0.0, 1.0, 7), r.normal(size=7)
+    check_grads(quadratic_fit, (t, y, r.uniform(0.5, 1.5, size=7)), backend=backend)
+    A = r.normal(size=(3, 4))
+    A[0, 1] = 0.0
+    check_grads(positive_part_moments, (A,), backend=backend)
+    check_grads(scalar_methods, (np.array([1.0, 2.0, -0.5]),), backend=backend)
+    assert type(sstad.jit(total_in_float32, backend=backend)(np.ones(3))) is np.float32
 
 
 # --- np.pad's mirror modes (was: only 'constant' and 'edge') ---------------------------------

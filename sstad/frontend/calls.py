@@ -637,6 +637,12 @@ class CallLowering:
             if name == "get":
                 key = self.static_key(args[0], node)
                 return obj.get(key, args[1] if len(args) > 1 else None)
+        if is_atom(obj) and isinstance(obj.type, A.Scalar):         # a NumPy scalar (np.sum(x))
+            if name == "astype":
+                dtype = args[0] if args else kwargs.get("dtype")
+                return self.convert_scalar(np.dtype(getattr(dtype, "value", dtype)).type, [obj], node)
+            if name == "item" and not args:
+                return obj
         if is_atom(obj) and isinstance(obj.type, A.Array):
             if name == "astype":
                 dtype = args[0] if args else kwargs.get("dtype")
