@@ -100,7 +100,7 @@ def _lbfgs_args(r):
     return 0.1, X, y, Xv, yv
 
 
-@program(_lbfgs_args, modes=("fwd",))
+@program(_lbfgs_args)
 def lbfgs_validation_loss(lam, X, y, Xv, yv):
     w = np.zeros(X.shape[1])
     g = _logreg_grad(w, X, y, lam)

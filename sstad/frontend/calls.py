@@ -420,6 +420,8 @@ class CallLowering:
             args = [args[0], tuple(args[1:])]
         if name == "einsum" and args:
             args = self.einsum_arguments(list(args), node)
+            # optimize= picks a contraction order, not a result: the compiled code has its own
+            kwargs = {k: v for k, v in kwargs.items() if k != "optimize"}
         if name in ("array", "asarray") and len(args) <= 2 and set(kwargs) <= {"copy", "dtype"}:
             copy = kwargs.get("copy", ir.Const(name == "array"))
             copying = not isinstance(copy, ir.Const) or bool(copy.value)
