@@ -14,6 +14,15 @@ def _append(lst, value):
     return lst
 
 
+def list_of(elem):
+    """The type of a user's list whose first item is ``elem``: one type whatever mix of
+    Python and NumPy numbers is appended later (stored alike), its items read back as
+    NumPy numbers."""
+    if isinstance(elem, A.Scalar) and elem.weak:
+        elem = A.Scalar(elem.dtype)
+    return A.ListOf(elem)
+
+
 def _append_infer(avals, params):
     lst, value = avals
     elem = A.join(lst.elem, value)

@@ -32,19 +32,6 @@ def per_step_lists(x, steps):
     return total
 
 
-def list_kept_across_steps(x, steps):
-    """The list made in an iteration is carried to the next: each iteration's own list."""
-    kept = [x]
-    kept.append(x)
-    total = 0.0
-    for t in range(steps):
-        total = total + np.sum(kept[-1] * x)
-        fresh = [x]
-        fresh.append(x * t)
-        kept = fresh
-    return total
-
-
 def lists_of_lists(x, steps):
     """Each iteration's list is stored in an outer list: never emptied."""
     outer = []

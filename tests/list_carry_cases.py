@@ -5,7 +5,7 @@ import numpy as np
 
 
 def list_kept_across_steps(x, steps):
-    """tests/allocation_cases.py's case: the list made in an iteration is read in the next."""
+    """The list made in an iteration is read in the next."""
     kept = [x]
     kept.append(x)
     total = 0.0

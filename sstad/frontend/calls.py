@@ -19,6 +19,7 @@ from sstad.frontend.source import closure_values, function_node, is_user_functio
 from sstad.frontend.values import BoundMethod, Closure, Enumerate, RangeValue, Zip
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
+from sstad.runtime.containers import list_of
 from sstad.runtime.einsum import from_sublists, without_ellipsis
 from sstad.custom import CustomFunction, Remat
 from sstad.runtime.composites import definition_of, name_of
@@ -674,12 +675,12 @@ class CallLowering:
             for item in lst:
                 item = self.atom(item, node)
                 if new.type.elem is A.UNKNOWN:           # typed by its first item, as below
-                    new.type = A.ListOf(item.type)
+                    new.type = list_of(item.type)
                 new = self.apply("list.append", [new, item], hint="items")
             self.rebind_static(lst, new)
             lst = new
         if isinstance(lst.type, A.ListOf) and lst.type.elem is A.UNKNOWN and value.type is not A.UNKNOWN:
-            lst.type = A.ListOf(value.type)      # the first append types an empty list
+            lst.type = list_of(value.type)       # the first append types an empty list
         self.apply("list.append", [lst, value], hint=getattr(lst, "hint", "items"))
         return None
 

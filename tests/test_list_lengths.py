@@ -1,0 +1,28 @@
+"""Reverse mode of loops nested in a loop that appends to a list and reading its length
+(``range(len(lst))``, ``lst[len(lst) - 1 - i]``): each outer iteration's backward sweep
+sees the length the list had where the inner loop started, not its final length (which
+gave a silently wrong gradient).  Checked against finite differences on both backends.
+Also lists a loop appends Python and NumPy numbers to, or replaces by one it makes: one
+list type (``runtime/containers.list_of``), not an internal error."""
+import numpy as np
+import pytest
+
+import list_length_cases as lc
+import sstad
+from sstad.testing import check_grads
+
+X = np.array([0.7, -1.3])
+CASES = [lc.reversed_window, lc.carried_through_inner, lc.while_over_length, lc.appended_twice_after,
+         lc.weak_then_strong, lc.scalar_list_rebuilt, lc.int_list_rebuilt]
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_gradient_matches_finite_differences(f, backend):
+    assert sstad.jit(f, backend=backend)(X) == pytest.approx(f(X), rel=1e-14)
+    check_grads(f, (X,), modes="rev", backend=backend)
+
+
+def test_the_two_loop_pattern_by_hand():
+    x = np.array([1.0, 2.0])          # total = 4 x0 x1
+    np.testing.assert_allclose(sstad.grad(lc.reversed_window)(x), [4 * x[1], 4 * x[0]])
