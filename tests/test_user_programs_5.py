@@ -348,32 +348,6 @@ def test_an_empty_slice_of_a_run_time_list(backend):
     check_grads(empty_slice, (np.array([1.0, 2.0, -1.5]),), backend=backend)
 
 
-# --- len(list) of a list the outer loop grows, read in an inner loop's reverse sweep ---------
-# Found with this batch: the backward sweep re-read len(lst) at the list's final length
-# instead of the iteration's (a silently doubled gradient here; an IndexError in the L-BFGS
-# program's pullback).  Fixed in sstad/ad/lists.py meanwhile; kept as regressions.
-
-def len_of_a_growing_list(x):
-    vals = []
-    for j in range(4):
-        vals.append(x[0] * (j + 1.0))
-    s_list = []
-    s_list.append(x[0])
-    total = 0.0
-    for _ in range(2):
-        for i in range(len(s_list)):
-            total += vals[len(s_list) - 1 - i] * x[1]
-        s_list.append(x[0])
-    return total
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_len_of_a_list_grown_by_the_outer_loop_in_reverse(backend):
-    x = np.array([1.0, 2.0])
-    np.testing.assert_allclose(sstad.grad(len_of_a_growing_list)(x), [4 * x[1], 4 * x[0]])
-    check_grads(len_of_a_growing_list, (x,), backend=backend)
-
-
 # --- a list literal a loop appends to (was: refused naming sstad's internal literal_index,
 #     whose trial call on stand-ins failed for a literal of one item) --------------------------
 
