@@ -94,3 +94,12 @@ def int_list_rebuilt(x):
         new.append(t)
         idx = new
     return x[idx[0]] * 2.0
+
+
+def ints_then_floats(x):
+    """Integers and floats appended to one list in a loop: refused, at the loop's line."""
+    items = []
+    for k in range(3):
+        items.append(k)
+        items.append(0.5)
+    return items[1] * x

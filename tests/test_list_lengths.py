@@ -26,3 +26,9 @@ def test_gradient_matches_finite_differences(f, backend):
 def test_the_two_loop_pattern_by_hand():
     x = np.array([1.0, 2.0])          # total = 4 x0 x1
     np.testing.assert_allclose(sstad.grad(lc.reversed_window)(x), [4 * x[1], 4 * x[0]])
+
+
+def test_a_list_of_ints_and_floats_is_refused_at_the_users_line():
+    with pytest.raises(sstad.errors.SstadTypeError, match="a list holds items of one type") as caught:
+        sstad.jit(lc.ints_then_floats, backend="python")(1.0)
+    assert "list_length_cases.py:" in str(caught.value) and "float(k)" in str(caught.value)

@@ -109,6 +109,10 @@ class Builder:
         if isinstance(atom.type, A.ListOf) and atom.type.elem is A.UNKNOWN:
             atom.type = target                   # an empty list: its first append types it
             return atom
+        if isinstance(atom.type, A.ListOf) or isinstance(target, A.ListOf):
+            raise self.error(SstadTypeError, f"a list holds items of one type: `{getattr(atom, 'hint', 'the list').strip('%')}` "
+                             f"is a {atom.type} here and a {target} in this loop",
+                             hint="append numbers of one kind (e.g. float(k) to a list of floats)")
         if isinstance(atom, ir.Const) and isinstance(target, A.Scalar):
             value = np.asarray(atom.value).astype(target.dtype)[()]
             return ir.Const(value.item() if target.weak else value, target)
