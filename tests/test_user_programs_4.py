@@ -8,14 +8,13 @@ mode; second order where the program asks) with check_grads; Numba runs are slow
 
 Below them, idioms of these programs: those that stay refused have a clear error at the
 user's line and a strict xfail that says why."""
-import inspect
-import re
 
 import numpy as np
 import pytest
 
 import sstad
 import user_programs_4 as up
+from refusals import refused_at
 from sstad.errors import SstadError
 from sstad.testing import check_grads
 
@@ -35,18 +34,6 @@ def test_on_python(fn, make_args, order, modes):
 @pytest.mark.parametrize("fn, make_args, order, modes", up.PROGRAMS, ids=IDS)
 def test_on_numba(fn, make_args, order, modes):
     check_grads(fn, args_of(make_args), modes=modes, backend="numba")
-
-
-def refused_at(fn, args, pattern, marker):
-    """``sstad.grad(fn)`` raises an SstadError matching ``pattern`` that names the line of
-    ``fn`` holding ``marker``."""
-    with pytest.raises(SstadError) as info:
-        sstad.grad(fn)(*args)
-    lines, start = inspect.getsourcelines(fn)
-    line = next(start + i for i, text in enumerate(lines) if marker in text)
-    message = str(info.value)
-    assert re.search(pattern, message), message
-    assert re.search(rf"test_user_programs_4\.py:{line}\b|user_programs_4\.py:{line}\b", message), message
 
 
 # --- Heston with full truncation: sqrt(max(v, 0)) at v < 0 ----------------------------------

@@ -12,15 +12,14 @@ np.select, np.piecewise, np.vander, np.gradient, np.polyfit, np.nonzero, np.eins
 unpacking, slices of run-time lists, a list empty in a loop's first round, a list literal of
 one item; the refusals they met, asserted clear; and a defect found in reverse mode
 (len of a list an outer loop grows), fixed meanwhile, kept as a regression."""
-import inspect
-import re
 
 import numpy as np
 import pytest
 
 import sstad
 import user_programs_5 as up
-from sstad.errors import RunTimeRefusal, SstadError
+from refusals import refused_at
+from sstad.errors import RunTimeRefusal
 from sstad.testing import check_grads
 
 IDS = [p[0].__name__ for p in up.PROGRAMS]
@@ -40,18 +39,6 @@ def test_on_python(fn, make_args, modes):
 @pytest.mark.parametrize("fn, make_args, modes", up.PROGRAMS, ids=IDS)
 def test_on_numba(fn, make_args, modes):
     check_grads(fn, args_of(make_args), modes=modes, backend="numba")
-
-
-def refused_at(fn, args, pattern, marker, error=SstadError):
-    """``sstad.grad(fn)`` raises ``error`` matching ``pattern`` that names the line of ``fn``
-    holding ``marker``."""
-    with pytest.raises(error) as info:
-        sstad.grad(fn)(*args)
-    lines, start = inspect.getsourcelines(fn)
-    line = next(start + i for i, text in enumerate(lines) if marker in text)
-    message = str(info.value)
-    assert re.search(pattern, message), message
-    assert re.search(rf"test_user_programs_5\.py:{line}\b", message), message
 
 
 # --- np.correlate (was: no derivative rule) -------------------------------------------------
