@@ -58,7 +58,7 @@ def pad_blocks(m, before, after, mode, values):
     if mode == "reflect":
         assert before < n and after < n, "np.pad(mode='reflect'): a pad width of the axis' length or more is not supported"
         return np.flip(m[1:before + 1], 0), np.flip(m[n - after - 1:n - 1], 0)
-    assert before <= n and after <= n, f"np.pad(mode={mode!r}): a pad width over the axis' length is not supported"
+    assert before <= n and after <= n, "np.pad(mode='symmetric' or 'wrap'): a pad width over the axis' length is not supported"
     if mode == "symmetric":
         return np.flip(m[:before], 0), np.flip(m[n - after:], 0)
     return m[n - before:], m[:after]

@@ -237,9 +237,10 @@ def test_pad_mirror_modes(mode, backend):
     check_grads(padded_energy, (x, mode), backend=backend)
 
 
-def test_pad_reflect_wider_than_the_axis_is_refused_at_run_time():
-    with pytest.raises(RunTimeRefusal, match=r"reflect.*not supported"):
-        sstad.jit(padded_energy)(np.ones((2, 2)), "reflect")
+@pytest.mark.parametrize("mode", ["reflect", "symmetric", "wrap"])
+def test_pad_wider_than_the_axis_is_refused_at_run_time(mode):
+    with pytest.raises(RunTimeRefusal, match=rf"np\.pad\(mode='[a-z' ]*{mode}[a-z' ]*\): a pad width .*not supported"):
+        sstad.jit(padded_energy)(np.ones((2, 2)) if mode == "reflect" else np.ones((1, 1)), mode)
 
 
 # --- starred unpacking (was: "cannot unpack 4 values into 2") --------------------------------
