@@ -186,6 +186,12 @@ def positive_part_moments(A):
     return np.sum(A[i, j] ** 2 * (i + 1) * (j + 2)) + np.sum(A[0][np.nonzero(A[0])[0]] ** 3)
 
 
+def positive_by_where(A):
+    """np.where with only a condition: the indices np.nonzero gives."""
+    i, j = np.where(A > 0)
+    return np.sum(A[i, j] ** 2 * (i + 1)) + np.sum(A[0][np.where(A[0] < 0)] ** 3)
+
+
 def scalar_methods(x):
     return np.sum(x ** 2).astype(np.float64) * np.prod(x).item()
 
@@ -202,6 +208,8 @@ def test_polyfit_nonzero_and_scalar_methods(backend):
     A = r.normal(size=(3, 4))
     A[0, 1] = 0.0
     check_grads(positive_part_moments, (A,), backend=backend)
+    check_grads(positive_by_where, (A,), backend=backend)
+    assert sstad.jit(positive_by_where, backend=backend)(A) == pytest.approx(positive_by_where(A), rel=1e-14)
     check_grads(scalar_methods, (np.array([1.0, 2.0, -0.5]),), backend=backend)
     assert type(sstad.jit(total_in_float32, backend=backend)(np.ones(3))) is np.float32
 

@@ -88,6 +88,8 @@ class CallLowering:
             finally:
                 self.pinned_loc = pinned
         name = NUMPY_FUNCTIONS.get(id(func))
+        if name == "where" and len(args) == 1 and not kwargs:
+            return self.call(np.nonzero, args, kwargs, node)       # np.where(cond) is np.nonzero(cond)
         if name is not None:
             return self.call_numpy(name, args, kwargs, node)
         handler = BUILTINS.get(id(func)) or object_call(func)    # object_call: dataclasses & co.
