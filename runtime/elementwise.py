@@ -88,7 +88,15 @@ def _minmax_infer(avals, params):
 
 for _fn in (builtins.min, builtins.max):
     Primitive("builtin." + _fn.__name__, _fn, _minmax_infer, emit_call(_fn.__name__))
-Primitive("builtin.abs", builtins.abs, _scalar_only("abs", lambda a: a[0]), emit_call("abs"))
+
+
+def _abs_type(avals):
+    """abs of a complex number is a float (of the same weakness)."""
+    a = avals[0]
+    return A.Scalar(np.abs(np.zeros((), a.dtype)).dtype, a.weak) if a.dtype.kind == "c" else a
+
+
+Primitive("builtin.abs", builtins.abs, _scalar_only("abs", _abs_type), emit_call("abs"))
 
 
 def _astype_infer(avals, params):
@@ -99,9 +107,14 @@ def _astype_infer(avals, params):
 
 def _astype_emit(args, params, avals):
     dtype = np.dtype(params["dtype"])
+    x = args[0]
+    if avals[0].dtype.kind == "c" and dtype.kind != "c":
+        # NumPy keeps the real part (with a warning); Numba refuses the cast.  A complex
+        # cotangent reaching a real argument is cast so: its real part is the gradient.
+        x = f"{x}.real"
     if isinstance(avals[0], A.Array):
-        return f"{args[0]}.astype({dtype_text(dtype)})"
-    return f"{dtype_text(dtype)}({args[0]})"
+        return f"{x}.astype({dtype_text(dtype)})"
+    return f"{dtype_text(dtype)}({x})"
 
 
 # ``astype``, and the casts the compiler inserts to keep code type-stable.
@@ -187,6 +200,9 @@ def _(x, out, dout):
 
 @defvjp("abs", "builtin.abs", "math.fabs")
 def _(x, out, dout):
+    if np.atleast_1d(x).dtype.kind == "c":
+        # |z| is not holomorphic: its cotangent is conj(z) / |z| (= |z| / z), not sign(z)
+        return (dout * out / x,)
     return (dout * np.sign(x),)
 
 

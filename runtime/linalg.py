@@ -307,8 +307,17 @@ def _(a, b, out, dout):
     return (np.reshape(d2 @ b2, a.shape), np.reshape(_mT(d2) @ a2, b.shape))
 
 
+def _real_only(name, x):
+    """Refuse the derivative of a function that is not holomorphic (it conjugates: a norm,
+    a Hermitian decomposition) at complex values: these rules are written for real ones."""
+    if np.atleast_1d(x).dtype.kind == "c":
+        raise NotImplementedError(f"the derivative of {name} of complex values is not supported: "
+                                  "write it with np.abs of the complex values (|z| has a derivative)")
+
+
 @defvjp("vdot")
 def _(a, b, out, dout):
+    _real_only("np.vdot", a)
     return (np.reshape(dout * np.ravel(b), a.shape), np.reshape(dout * np.ravel(a), b.shape))
 
 
@@ -397,6 +406,7 @@ def _(a, out, dout):
 
 @defvjp("slogdet_logabs")
 def _(a, out, dout):
+    _real_only("np.linalg.slogdet", a)
     if a.ndim == 2:
         return (dout * _mT(np.linalg.inv(a)),)
     return (dout[..., None, None] * _mT(np.linalg.inv(a)),)
@@ -404,6 +414,7 @@ def _(a, out, dout):
 
 @defvjp("linalg.cholesky")
 def _(a, out, dout, upper=False):
+    _real_only("np.linalg.cholesky", a)
     # a = L L^T.  For symmetric perturbations a_bar = L^-T phi(L^T L_bar) L^-1, where phi
     # keeps the lower triangle and halves the diagonal; then onto the triangle read.
     low, dlow = (_mT(out), _mT(dout)) if upper else (out, dout)
@@ -416,6 +427,7 @@ def _(a, out, dout, upper=False):
 
 @defvjp("linalg.norm")
 def _(x, out, dout, ord=None, axis=None, keepdims=False):
+    _real_only("np.linalg.norm", x)
     if axis is None:
         if ord is None or x.ndim == 1:
             return (_vector_norm_vjp(x, out, dout, ord, axis),)
@@ -484,12 +496,14 @@ def _gaps(w):
 
 @defvjp("linalg.eigh_values", "linalg.eigvalsh")
 def _(a, out, dout, UPLO="L"):
+    _real_only("np.linalg.eigh", a)
     v = np.linalg.eigh(a, UPLO)[1]
     return (_fold(np.matmul(v * dout[..., None, :], _mT(v)), UPLO == "U"),)
 
 
 @defvjp("linalg.eigh_vectors")
 def _(a, out, dout, UPLO="L"):
+    _real_only("np.linalg.eigh", a)
     w = np.linalg.eigh(a, UPLO)[0]
     g = np.matmul(np.matmul(out, _gaps(w) * np.matmul(_mT(out), dout)), _mT(out))
     return (_fold(0.5 * (g + _mT(g)), UPLO == "U"),)
@@ -512,6 +526,7 @@ def _full_ok(a, full_matrices):
 
 @defvjp("linalg.svd_s")
 def _(a, out, dout, hermitian=False):
+    _real_only("np.linalg.svd", a)
     u, s, vh, f = _svd_parts(a, hermitian)
     g = np.matmul(u * dout[..., None, :], vh)
     return (_fold(g, False) if hermitian else g,)
@@ -519,6 +534,7 @@ def _(a, out, dout, hermitian=False):
 
 @defvjp("linalg.svd_u")
 def _(a, out, dout, full_matrices=True, hermitian=False):
+    _real_only("np.linalg.svd", a)
     u, s, vh, f = _svd_parts(a, hermitian)
     du = dout[..., :, :s.shape[-1]]
     utdu = np.matmul(_mT(u), du)
@@ -530,6 +546,7 @@ def _(a, out, dout, full_matrices=True, hermitian=False):
 
 @defvjp("linalg.svd_vh")
 def _(a, out, dout, full_matrices=True, hermitian=False):
+    _real_only("np.linalg.svd", a)
     u, s, vh, f = _svd_parts(a, hermitian)
     dvh = dout[..., :s.shape[-1], :]
     vdv = np.matmul(vh, _mT(dvh))                  # V^T V_bar
@@ -565,12 +582,14 @@ def _qr_vjp(a, q, r, dq, dr):
 
 @defvjp("linalg.qr_q")
 def _(a, out, dout, mode="reduced"):
+    _real_only("np.linalg.qr", a)
     r = np.linalg.qr(a)[1]
     return (_qr_vjp(a, out, r, dout, np.zeros_like(r)),)
 
 
 @defvjp("linalg.qr_r")
 def _(a, out, dout, mode="reduced"):
+    _real_only("np.linalg.qr", a)
     q = np.linalg.qr(a)[0]
     return (_qr_vjp(a, q, out, np.zeros_like(q), dout),)
 
@@ -587,12 +606,14 @@ def _pinv_vjp(a, p, dp):
 
 @defvjp("linalg.pinv")
 def _(a, out, dout, rcond=None, hermitian=False, rtol=None):
+    _real_only("np.linalg.pinv", a)
     g = _pinv_vjp(a, out, dout)
     return (_fold(0.5 * (g + _mT(g)), False) if hermitian else g,)
 
 
 @defvjp("linalg.lstsq_x")
 def _(a, b, out, dout, rcond=None):
+    _real_only("np.linalg.lstsq", a)
     # x = pinv(a) @ b
     p = np.linalg.pinv(a)
     if b.ndim == 1:
