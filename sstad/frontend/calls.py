@@ -425,6 +425,8 @@ class CallLowering:
             args = self.einsum_arguments(list(args), node)
             # optimize= picks a contraction order, not a result: the compiled code has its own
             kwargs = {k: v for k, v in kwargs.items() if k != "optimize"}
+        if lookup(name).reads_list and args and isinstance(args[0], (tuple, StaticList)):
+            args = [self.literal_items_as_arrays(args[0], node), *args[1:]]
         if name in ("array", "asarray") and len(args) <= 2 and set(kwargs) <= {"copy", "dtype"}:
             copy = kwargs.get("copy", ir.Const(name == "array"))
             copying = not isinstance(copy, ir.Const) or bool(copy.value)
@@ -499,6 +501,13 @@ class CallLowering:
             args = [first] + operands
         ranks = [a.type.ndim if is_atom(a) and isinstance(a.type, A.Array) else 0 for a in args[1:]]
         return [without_ellipsis(first, ranks)] + args[1:]
+
+    def literal_items_as_arrays(self, items, node):
+        """``np.concatenate([d, [1e10]])``: an item written as a list literal is the array
+        NumPy makes of it (the derivative rules read each item's shape)."""
+        made = (self.array_of(v, copy=False, node=node) if isinstance(v, (tuple, StaticList)) and v else None
+                for v in items)
+        return type(items)(v if m is None else m for v, m in zip(items, made))
 
     def array_of(self, value, copy, node):
         """``np.array(value)`` where it is another spelling: of an array (a copy), of a
