@@ -10,6 +10,12 @@ def log_softmax_loss(x, target):
     return np.sum(target * (y - np.log(np.sum(np.exp(y)))))
 
 
+def spread_times_smaller(q, c):
+    """``(zeros_like(q) + 3) * c`` with ``c`` of shape (1,): the product has ``q``'s shape,
+    ``3 * c`` only ``c``'s, so the shape check must send the call back unspeculated."""
+    return np.sum((np.zeros_like(q) + 3.0) * c)
+
+
 def rows_per_step(w, x, steps):
     """An inner loop's values taped once per outer step, in the backward sweep too."""
     total = 0.0
@@ -48,6 +54,15 @@ def copied_fresh(x):
     for i in range(3):
         d += x
     return np.sum(d * d)
+
+
+def copied_view(x):
+    """A copy of a view of ``x`` (no new memory), updated in a loop: the copy stays, or
+    the updates would write into ``x``."""
+    d = np.copy(x[1:])
+    for i in range(3):
+        d += x[:-1]
+    return np.sum(d * d) + np.sum(x * x)
 
 
 def copied_still_read(x):

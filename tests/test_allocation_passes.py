@@ -15,6 +15,15 @@ from sstad.passes.shape_speculation import speculating
 from sstad.testing import check_grads
 
 
+def log_softmax_loss_by_hand(x, target):
+    """The gradient of ``ac.log_softmax_loss`` in both arguments, derived by hand."""
+    y = 1.5 * x
+    softmax = np.exp(y) / np.sum(np.exp(y))
+    t = np.broadcast_to(target, y.shape)
+    dtarget = y - np.log(np.sum(np.exp(y)))
+    return 1.5 * (t - np.sum(t) * softmax), np.sum(dtarget, keepdims=True) if target.shape != y.shape else dtarget
+
+
 def code(f, *args):
     text = sstad.dump(f, *args, emit="python")
     return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
@@ -32,29 +41,37 @@ def test_spread_sum_cotangent_multiplies_directly_behind_a_check():
     with speculating():
         text = code(sstad.grad(ac.log_softmax_loss, argnums=(0, 1)), x, target)
     assert "zeros_like" not in text, text
-    g = sstad.jit(sstad.grad(ac.log_softmax_loss, argnums=(0, 1)))(x, target)
-    expected = sstad.jit(sstad.grad(ac.log_softmax_loss, argnums=(0, 1)), backend="python")(x, target)
-    for a, b in zip(g, expected):
-        np.testing.assert_allclose(a, b, rtol=1e-14, atol=0)
+    for backend in ("python", "numba"):
+        g = sstad.jit(sstad.grad(ac.log_softmax_loss, argnums=(0, 1)), backend=backend)(x, target)
+        for a, b in zip(g, log_softmax_loss_by_hand(x, target)):
+            np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
     check_grads(ac.log_softmax_loss, (x, target), modes="rev")
 
 
-def test_spread_cotangent_with_a_real_broadcast_is_right():
-    """``target`` of shape (1,) broadcasts: the check fails and the call reruns unspeculated."""
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_spread_cotangent_with_a_real_broadcast_is_right(backend):
+    """``target`` (``c``) of shape (1,) broadcasts: the checks fail and the call reruns
+    unspeculated.  ``spread_times_smaller`` has no other check than the product's: without
+    it, ``3 * c`` sums to a quarter of the value."""
     x, target = np.linspace(-1.0, 1.0, 6), np.array([0.5])
-    g = sstad.jit(sstad.grad(ac.log_softmax_loss, argnums=(0, 1)))(x, target)
-    expected = sstad.jit(sstad.grad(ac.log_softmax_loss, argnums=(0, 1)), backend="python")(x, target)
-    for a, b in zip(g, expected):
-        np.testing.assert_allclose(a, b, rtol=1e-14, atol=0)
+    g = sstad.jit(sstad.grad(ac.log_softmax_loss, argnums=(0, 1)), backend=backend)(x, target)
+    for a, b in zip(g, log_softmax_loss_by_hand(x, target)):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+    q, c = np.linspace(0.1, 0.4, 4), np.array([0.7])
+    assert sstad.jit(ac.spread_times_smaller, backend=backend)(q, c) == pytest.approx(
+        ac.spread_times_smaller(q, c), rel=1e-14)
+    check_grads(ac.spread_times_smaller, (q, c), modes="rev", backend=backend)
 
 
 def test_copy_of_an_unread_new_array_is_left_out():
     x = np.linspace(0.1, 0.9, 5)
     assert "np.copy(" not in code(ac.copied_fresh, x)
     assert "np.copy(" in code(ac.copied_still_read, x)
-    for f in (ac.copied_fresh, ac.copied_still_read):
+    for f in (ac.copied_fresh, ac.copied_still_read, ac.copied_view):
         for backend in ("python", "numba"):
-            assert sstad.jit(f, backend=backend)(x) == pytest.approx(f(x), rel=1e-14)
+            given = x.copy()
+            assert sstad.jit(f, backend=backend)(given) == pytest.approx(f(x), rel=1e-14)
+            np.testing.assert_array_equal(given, x)         # (a copy of a view left out writes into x)
         check_grads(f, (x,), modes="rev")
 
 
