@@ -10,6 +10,12 @@ def log_softmax_loss(x, target):
     return np.sum(target * (y - np.log(np.sum(np.exp(y)))))
 
 
+def negated_reductions(x):
+    """Only a multilinear reduction of ``-x`` is minus that of ``x``: ``max(-x)`` is
+    ``-min(x)``, and ``prod(-x)`` of four items is ``prod(x)``."""
+    return np.max(-x) + np.prod(-x) * 10.0 + np.mean(-x) * 100.0
+
+
 def spread_times_smaller(q, c):
     """``(zeros_like(q) + 3) * c`` with ``c`` of shape (1,): the product has ``q``'s shape,
     ``3 * c`` only ``c``'s, so the shape check must send the call back unspeculated."""

@@ -36,6 +36,13 @@ def test_sum_of_negation_is_negated_sum():
     check_grads(ac.log_softmax_loss, (x, target), modes="rev")
 
 
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_other_reductions_of_a_negation_keep_it(backend):
+    x = np.array([0.3, -0.8, 0.5, 1.1])
+    assert sstad.jit(ac.negated_reductions, backend=backend)(x) == pytest.approx(ac.negated_reductions(x), rel=1e-14)
+    check_grads(ac.negated_reductions, (x,), modes="rev", backend=backend)
+
+
 def test_spread_sum_cotangent_multiplies_directly_behind_a_check():
     x, target = np.linspace(-1.0, 1.0, 6), np.linspace(0.0, 1.0, 6)
     with speculating():
