@@ -96,6 +96,18 @@ def int_list_rebuilt(x):
     return x[idx[0]] * 2.0
 
 
+def reduced_before_first_append(x):
+    """``np.sum`` of an item of a list still empty in the outer loop's first round (its
+    type unknown until that round's append)."""
+    history = []
+    for _ in range(3):
+        s = 0.0
+        for i in range(len(history)):
+            s = s + np.sum(history[i] ** 2)
+        history.append(x * (1.0 + s))
+    return np.sum(history[-1])
+
+
 def ints_then_floats(x):
     """Integers and floats appended to one list in a loop: refused, at the loop's line."""
     items = []

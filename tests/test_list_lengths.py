@@ -13,7 +13,7 @@ from sstad.testing import check_grads
 
 X = np.array([0.7, -1.3])
 CASES = [lc.reversed_window, lc.carried_through_inner, lc.while_over_length, lc.appended_twice_after,
-         lc.weak_then_strong, lc.scalar_list_rebuilt, lc.int_list_rebuilt]
+         lc.weak_then_strong, lc.scalar_list_rebuilt, lc.int_list_rebuilt, lc.reduced_before_first_append]
 
 
 @pytest.mark.parametrize("backend", ["python", "numba"])
