@@ -14,6 +14,7 @@ from sstad.errors import SstadTypeError
 from sstad.frontend.pytree import StaticList, flatten, is_atom, same_static, same_treedef, unflatten
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
+from sstad.runtime.containers import list_of
 from sstad.runtime.primitive import Slot, lookup
 
 TRUE, FALSE = ir.Const(True), ir.Const(False)
@@ -51,6 +52,11 @@ def same_storage(a, b):
 def hint_of(key):
     name = key[1].split("#")[0]
     return name.strip("%") or "t"
+
+
+def _atomic(item):
+    """An item a run-time list can hold: an atom or a number (not a container)."""
+    return is_atom(item) or isinstance(item, (bool, int, float, complex, np.generic))
 
 
 class Builder:
@@ -342,6 +348,26 @@ class Builder:
             raise error
         self.unsettled.append(error)
 
+    def runtime_list(self, items):
+        """A run-time list of ``items`` (atoms), made here: a list literal that grows."""
+        new = self.apply("list.new", [], hint="items")
+        for item in items:
+            if new.type.elem is A.UNKNOWN:           # typed by its first item
+                new.type = list_of(item.type)
+            new = self.apply("list.append", [new, item], hint="items")
+        return new
+
+    def literals_made_lists(self, state, keys):
+        """``state`` with the list literals bound to ``keys`` made run-time lists before a
+        loop whose body appends to them (a literal only grows at compile time)."""
+        state = dict(state)
+        for key in keys:
+            literal = state[key]
+            made = self.runtime_list([v if is_atom(v) else ir.Const(v) for v in literal])
+            state = {k: made if v is literal else v for k, v in state.items()}
+        self.set_state(state)
+        return state
+
     def loop(self, body_thunk, cond_thunk=None, bounds=None, index_hint="i"):
         """Lower a ``while`` (``cond_thunk``) or a ``for`` over ``bounds`` = (start, stop, step).
 
@@ -380,6 +406,11 @@ class Builder:
                     cond_stmts, _, cond = self.region(with_views(cond_thunk), start_state)
                 body_stmts, end_state, _ = self.region(
                     with_views(body_thunk, index) if index is not None else with_views(body_thunk), start_state)
+                grown = [key for key, end in end_state.items() if isinstance(state0.get(key), StaticList)
+                         and is_atom(end) and isinstance(end.type, A.ListOf) and all(map(_atomic, state0[key]))]
+                if grown:                # `xs = [x0]` then `xs.append(x)` in the body
+                    state0 = self.literals_made_lists(state0, grown)
+                    continue
                 new_carry = {}
                 for key in {**start_state, **end_state}:
                     if key in derived and self.still_derived(key, derived, [end_state]):
