@@ -108,6 +108,18 @@ def reduced_before_first_append(x):
     return np.sum(history[-1])
 
 
+def stacked_in_inner_loop(x):
+    """An inner loop reads the whole list the outer loop grows: refused in reverse mode."""
+    hist = []
+    hist.append(x)
+    total = 0.0
+    for t in range(2):
+        for i in range(2):
+            total = total + np.sum(np.stack(hist) * x)      # ERR whole
+        hist.append(x * 0.5)
+    return total
+
+
 def ints_then_floats(x):
     """Integers and floats appended to one list in a loop: refused, at the loop's line."""
     items = []

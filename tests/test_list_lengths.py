@@ -9,6 +9,8 @@ import pytest
 
 import list_length_cases as lc
 import sstad
+from refusals import refused_at
+from sstad.errors import UnsupportedSyntaxError
 from sstad.testing import check_grads
 
 X = np.array([0.7, -1.3])
@@ -32,3 +34,9 @@ def test_a_list_of_ints_and_floats_is_refused_at_the_users_line():
     with pytest.raises(sstad.errors.SstadTypeError, match="a list holds items of one type") as caught:
         sstad.jit(lc.ints_then_floats, backend="python")(1.0)
     assert "list_length_cases.py:" in str(caught.value) and "float(k)" in str(caught.value)
+
+
+def test_an_inner_loop_reading_the_whole_growing_list_is_refused_at_its_line():
+    assert sstad.jit(lc.stacked_in_inner_loop)(X) == pytest.approx(lc.stacked_in_inner_loop(X), rel=1e-14)
+    refused_at(lc.stacked_in_inner_loop, (X,), r"(?s)reads or changes the whole list.*read its items by index",
+               "# ERR whole", UnsupportedSyntaxError)
