@@ -41,10 +41,8 @@ def list_roots(block, roots):
     for out, inner in merges:
         for r in inner:
             roots[r] = out
-    for v, r in list(roots.items()):
-        while r in roots and roots[r] is not r:
-            r = roots[r]
-        roots[v] = r
+    for v in list(roots):
+        roots[v] = _root_of(roots, v)
     return roots
 
 

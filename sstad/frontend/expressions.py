@@ -343,7 +343,11 @@ class ExpressionLowering:
                 return self.view(self.apply("transpose", [x], hint=x.hint), x)
             if attr == "dtype":
                 return x.type.dtype
+            if attr in ("real", "imag"):          # np.real / np.imag (views, as in NumPy)
+                return self.call(getattr(np, attr), [x], {}, node)
             return BoundMethod(x, attr)
+        if is_atom(value) and isinstance(value.type, A.Scalar) and attr in ("real", "imag"):
+            return self.call(getattr(np, attr), [value], {}, node)
         if is_atom(value) or isinstance(value, (StaticList, dict)):
             return BoundMethod(value, attr)
         if is_object(value):                  # a dataclass, NamedTuple or SimpleNamespace
@@ -518,16 +522,15 @@ def literal_index(i, n):
 literal_index.result_type = A.I64        # (its trial call on stand-ins, 1 of 1 item, would fail)
 
 
-def list_slice(items, start, stop, step):
-    """``items[start:stop:step]`` of a run-time list, inlined: a new list of the items at
-    the positions the same slice of ``np.arange(len(items))`` picks (Python's rules)."""
-    picked = [items[k] for k in np.arange(len(items))[start:stop:step]]
-    return picked
-
-
 @overload(literal_index)
 def _literal_index_numba(i, n):
     return literal_index
+
+
+def list_slice(items, start, stop, step):
+    """``items[start:stop:step]`` of a run-time list, inlined: a new list of the items at
+    the positions the same slice of ``np.arange(len(items))`` picks (Python's rules)."""
+    return [items[k] for k in np.arange(len(items))[start:stop:step]]
 
 
 def spliced(index):

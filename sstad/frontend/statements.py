@@ -391,9 +391,6 @@ class StatementLowering:
         elif isinstance(target, gast.Subscript):
             base = self.expr(target.value)
             self.store_subscript(base, self.index_of(target.slice), value, target)
-        elif isinstance(target, gast.Starred):
-            raise self.error(UnsupportedSyntaxError, "starred assignment is not supported", target,
-                             "index the sequence explicitly")
         else:
             raise self.error(UnsupportedSyntaxError, f"cannot assign to {type(target).__name__}", target,
                              "assign to a local name or a subscript")
@@ -407,16 +404,12 @@ class StatementLowering:
             raise self.error(UnsupportedSyntaxError, f"starred unpacking of {self.describe(value)} is not supported",
                              target, "its length is known only at run time: index the items you need "
                              "(`first, second = x[0], x[1]`)")
-        after = len(elts) - star - 1
         if len(value) < len(elts) - 1:
             raise self.error(SstadTypeError, f"not enough values to unpack (expected at least {len(elts) - 1}, "
                              f"got {len(value)})", target)
-        items = list(value)
-        for t, v in zip(elts[:star], items[:star]):
-            self.assign(t, v)
-        self.assign(elts[star].value, StaticList(items[star:len(items) - after]))
-        for t, v in zip(elts[star + 1:], items[len(items) - after:]):
-            self.assign(t, v)
+        items, end = list(value), len(value) - (len(elts) - star - 1)
+        for t, v in zip(elts, items[:star] + [StaticList(items[star:end])] + items[end:]):
+            self.assign(t.value if isinstance(t, gast.Starred) else t, v)
 
     def unpack(self, value, count, node):
         if isinstance(value, (tuple, StaticList)):
