@@ -120,6 +120,17 @@ def stacked_in_inner_loop(x):
     return total
 
 
+def ints_or_floats_by_branch(x, flag):
+    """An integer appended on one branch, a float on the other: refused, at the append."""
+    items = []
+    items.append(2)
+    if flag > 0:
+        items.append(1)
+    else:
+        items.append(0.5)      # ERR branch
+    return items[0] * x
+
+
 def ints_then_floats(x):
     """Integers and floats appended to one list in a loop: refused, at the loop's line."""
     items = []

@@ -36,6 +36,12 @@ def test_a_list_of_ints_and_floats_is_refused_at_the_users_line():
     assert "list_length_cases.py:" in str(caught.value) and "float(k)" in str(caught.value)
 
 
+def test_a_list_of_ints_and_floats_made_by_branches_is_refused_at_the_append():
+    with pytest.raises(sstad.errors.SstadTypeError, match=r"list\[i64\] here and a list\[f64\] on another path") as caught:
+        sstad.jit(lc.ints_or_floats_by_branch, backend="python")(X, 1.0)
+    assert "list_length_cases.py:" in str(caught.value) and "# ERR branch" in str(caught.value)
+
+
 def test_an_inner_loop_reading_the_whole_growing_list_is_refused_at_its_line():
     assert sstad.jit(lc.stacked_in_inner_loop)(X) == pytest.approx(lc.stacked_in_inner_loop(X), rel=1e-14)
     refused_at(lc.stacked_in_inner_loop, (X,), r"(?s)reads or changes the whole list.*read its items by index",

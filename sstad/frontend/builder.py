@@ -117,7 +117,7 @@ class Builder:
             return atom
         if isinstance(atom.type, A.ListOf) or isinstance(target, A.ListOf):
             raise self.error(SstadTypeError, f"a list holds items of one type: `{getattr(atom, 'hint', 'the list').strip('%')}` "
-                             f"is a {atom.type} here and a {target} in this loop",
+                             f"is a {atom.type} here and a {target} on another path (a branch, or the loop's next round)",
                              hint="append numbers of one kind (e.g. float(k) to a list of floats)")
         if isinstance(atom, ir.Const) and isinstance(target, A.Scalar):
             value = np.asarray(atom.value).astype(target.dtype)[()]
