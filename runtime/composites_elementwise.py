@@ -69,7 +69,8 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 @composite(np.clip)
 def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
-    """np.clip with ``a_min``/``a_max`` or NumPy 2's ``min``/``max``; None means no bound."""
+    """np.clip with ``a_min``/``a_max`` or NumPy 2's ``min``/``max``; None means no bound
+    (no bound at all: a copy, as NumPy 2.1 on)."""
     if out is not None:
         raise NotImplementedError("np.clip: out= is not supported; use the returned array")
     if a_min is not None and min is not None or a_max is not None and max is not None:
@@ -77,7 +78,7 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
     low = min if a_min is None else a_min
     high = max if a_max is None else a_max
     if low is None and high is None:
-        raise ValueError("np.clip: one of max or min must be given")
+        return np.copy(a)
     if low is not None:
         a = np.maximum(a, low)
     if high is not None:

@@ -887,8 +887,6 @@ def missing_specs():
 XFAIL = {
     'np.quantile(a, 0.3, keepdims=True) [3x4] @numba': 'CRASH rev: BackendError: Numba cannot unify array(float64, 0d, C) and float64 in the pullback (keepdims=True of the whole array, scalar q)',
     'np.percentile(a, 30, keepdims=True) [3x4] @numba': 'CRASH rev: BackendError: Numba cannot unify array(float64, 0d, C) and float64 in the pullback (keepdims=True of the whole array, scalar q)',
-    'a.clip()': 'CRASH rev/fwd: SstadTypeError (no user line): runtime/elementwise.py:364:20: expected a number or an array, got a _NoValueType',
-    "np.reshape(a, (4, 3), 'F')": "CRASH value/rev/fwd: TypeError: 'tuple' object cannot be interpreted as an integer",
     'np.roll(a, (1, 2))': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
     'np.roll(a, shift=(1, 2))': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
     'np.roll(a, shift=(1, 2), axis=None)': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',

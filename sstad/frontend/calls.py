@@ -419,8 +419,6 @@ class CallLowering:
             return self.unbroadcast(*args)
         if name in REDUCTIONS or name in SCANS:
             return self.reduction(name, args, kwargs, node)
-        if name == "reshape" and len(args) > 2:
-            args = [args[0], tuple(args[1:])]
         if name == "einsum" and args:
             args = self.einsum_arguments(list(args), node)
             # optimize= picks a contraction order, not a result: the compiled code has its own
@@ -471,6 +469,10 @@ class CallLowering:
             args, kwargs = bind(lookup(name).signature, args, kwargs)
         except TypeError as exc:
             raise self.error(SstadTypeError, f"{shown_name(name)}(): {exc}", node) from None
+        args, kwargs, order = self.without_memory_order(name, args, kwargs, node)
+        args, kwargs = self.dtypes_as_numpy(name, args, kwargs)
+        if order == "F" and name in ("reshape", "ravel"):
+            return self.fortran_order(name, args, kwargs, node)
         if lookup(name).ufunc or name in ("where", "clip"):
             # numbers an elementwise function combines with arrays are operands, so the
             # emitter can keep their float32 float32 (Numba promotes `f32_array, 0.0`)
@@ -485,6 +487,66 @@ class CallLowering:
         if view and atoms:
             self.view(out, atoms[0])
         return out
+
+    def without_memory_order(self, name, args, kwargs, node):
+        """``(args, kwargs, order)``: the canonical call without its ``order=`` memory
+        layout ('C', 'F', 'A' or 'K'; np.sort's ``order=`` names fields and stays).  The
+        layout of a result does not change its values, except where it is the order the
+        elements are read in: np.reshape and np.ravel ('F': :meth:`fortran_order`; 'A'
+        and 'K' follow the input's memory, which compiled code does not see: refused)."""
+        signature = lookup(name).signature
+        default = default_of(signature, "order")
+        if not isinstance(default, str):
+            return args, kwargs, None
+        named = parameters(signature, args, kwargs)
+        given = dict(named).get("order", default)
+        order = given.value if isinstance(given, ir.Const) else given
+        allowed = ("C", "F", "A") if name == "reshape" else ("C", "F", "A", "K")
+        if order not in allowed:
+            raise self.error(SstadTypeError, f"{shown_name(name)}: order must be one of "
+                             f"{', '.join(map(repr, allowed))} as a constant, got {self.describe(given)}", node)
+        if name in ("reshape", "ravel") and order in ("A", "K"):
+            raise self.error(UnsupportedSyntaxError, f"{shown_name(name)}(..., order={order!r}) reads the "
+                             "elements in the input's memory order, which compiled code does not see",
+                             node, "write order='C' (the default) or order='F'")
+        kept = [(n, v) for n, v in named if n != "order"]
+        at = next((k for k, (n, _) in enumerate(named) if n == "order"), len(named))
+        pos = [v for n, v in kept[:min(at, len(args))]]
+        kw = {n: v for n, v in kept[len(pos):]}
+        return *bind(signature, pos, kw), order
+
+    def dtypes_as_numpy(self, name, args, kwargs):
+        """``dtype=float`` (``int``, ``'f8'``...) as the NumPy dtype it means, which Numba
+        reads (it cannot interpret Python's ``float`` as a data type)."""
+        signature = lookup(name).signature
+        named = parameters(signature, args, kwargs)
+        if not any(n == "dtype" for n, _ in named):
+            return args, kwargs
+
+        def numpy(value):
+            static = value.value if isinstance(value, ir.Const) else value
+            if isinstance(static, (type, str)):
+                try:
+                    return np.dtype(static)
+                except TypeError:
+                    return value
+            return value
+        pos = [numpy(v) if n == "dtype" else v for (n, _), v in zip(named, args)]
+        return tuple(pos), {n: numpy(v) if n == "dtype" else v for n, v in kwargs.items()}
+
+    def fortran_order(self, name, args, kwargs, node):
+        """np.reshape/np.ravel with order='F' (the first index changing fastest): the
+        C-order one between two reversals of the axes (np.transpose)."""
+        reverse = lambda x: self.call_numpy("transpose", [x], {}, node)  # noqa: E731
+        x = reverse(args[0])
+        if name == "ravel":
+            return self.call_numpy("ravel", [x], {}, node)
+        shape = args[1] if len(args) > 1 else kwargs.get("shape")
+        if shape is None:
+            raise self.error(SstadTypeError, "np.reshape(): missing the argument `shape`", node)
+        if not isinstance(shape, (tuple, StaticList)):
+            shape = (shape,)                 # one length (an int, or a run-time one)
+        return reverse(self.call_numpy("reshape", [x, tuple(shape)[::-1]], {}, node))
 
     def einsum_arguments(self, args, node):
         """np.einsum's subscripts as one string without ``...`` (ranks are known here);
@@ -663,13 +725,12 @@ class CallLowering:
                 return self.apply("astype", [obj], {"dtype": np.dtype(dtype)}, hint=obj.hint)
             if name == "copy":
                 return self.copy_of(obj, obj.hint)
-            if name == "flatten":
-                return self.call_method(BoundMethod(self.call_numpy("ravel", [obj], {}, node), "copy"),
-                                        [], {}, node)
             if name == "item" and not args:
                 return self.subscript(obj, (ir.Const(0),) * obj.type.ndim, node)
-            if name == "transpose" and args:
+            if name in ("transpose", "reshape") and args:      # a.reshape(4, 3) is a.reshape((4, 3))
                 args = [tuple(args)] if len(args) > 1 else args
+            if name == "flatten":                                   # a copy of the ravel, in its order
+                return self.copy_of(self.call_numpy("ravel", [obj] + list(args), kwargs, node), obj.hint)
             if name == "diagonal":
                 return self.call(np.diagonal, [obj] + list(args), kwargs, node)
             if name in ARRAY_METHODS and hasattr(np, name):      # as np.name(x, ...) is called

@@ -1,0 +1,99 @@
+"""Documented NumPy call forms that crashed or were refused: memory ``order=`` (a layout for
+creation functions, a reading order for np.reshape/np.ravel/.flatten), ``dtype=float``
+under Numba, the *_like family's ``shape=`` and np.full's array fill on Numba, np.clip
+without bounds.  Values against NumPy, derivatives against finite differences, both
+backends."""
+import numpy as np
+import pytest
+
+import sstad
+from sstad.errors import SstadError
+from sstad.testing import check_grads
+
+R = np.random.default_rng(5)
+BACKENDS = ["python", "numba"]
+
+
+def fortran_reshape(a, w):
+    return np.sum(np.sin(np.reshape(a, (4, 3), order="F")) * w)
+
+
+def fortran_reshape_method(a, w):
+    return np.sum(np.sin(a.reshape(4, 3, order="F")) * w)
+
+
+def fortran_reshape_of_3d(a, w):
+    return np.sum(np.sin(np.reshape(a, 12, "F")) * w.ravel())
+
+
+def fortran_ravel(a, w):
+    return np.sum(np.sin(np.ravel(a, "F")) * w.ravel())
+
+
+def fortran_flatten(a, w):
+    return np.sum(np.sin(a.flatten("F")) * w.ravel())
+
+
+def flatten_is_a_copy(a, w):
+    f = a.flatten()
+    f[0] = 10.0
+    return np.sum(np.sin(a) * w) + f[0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, shape", [(fortran_reshape, (3, 4)), (fortran_reshape_method, (3, 4)),
+                                       (fortran_reshape_of_3d, (2, 3, 2)), (fortran_ravel, (3, 4)),
+                                       (fortran_flatten, (3, 4)), (flatten_is_a_copy, (3, 4))])
+def test_fortran_order_reads_the_first_index_fastest(fn, shape, backend):
+    w = R.normal(size=(4, 3) if fn in (fortran_reshape, fortran_reshape_method) else shape)
+    check_grads(fn, (R.normal(size=shape), w), backend=backend)
+
+
+def any_order_reshape(a):
+    return np.sum(np.reshape(a, (4, 3), order="A"))
+
+
+def keep_order_ravel(a):
+    return np.sum(np.ravel(a, order="K"))
+
+
+@pytest.mark.parametrize("fn", [any_order_reshape, keep_order_ravel])
+def test_memory_dependent_orders_are_refused_at_the_line(fn):
+    with pytest.raises(SstadError, match=r"(?s)test_call_forms.py:\d+:.*memory order.*order='F'"):
+        sstad.jit(fn, backend="python")(np.ones((3, 4)))
+
+
+def layouts(a, w):
+    z = np.zeros((3, 4), None, "F") + np.ones_like(a, order="F") + np.full_like(a, 0.5, None, "F")
+    return np.sum(np.sin(np.copy(a, "F") * z) * w) + np.sum(np.eye(3, order="F"))
+
+
+def python_dtypes(a):
+    return np.sum(np.eye(3, None, 0, float) @ a) + np.sum(np.ones(3, dtype=float) * a[0])
+
+
+def like_with_shape(a, fill):
+    z = np.zeros_like(a, shape=(2, 2)) + np.ones_like(a, None, "C", True, (2, 2))
+    return np.sum(np.sin(np.full_like(a, fill, shape=(2, 3)))) * np.sum(z) + np.sum(a)
+
+
+def array_fill(a, row):
+    return np.sum(np.sin(np.full((2, 3), row) + np.full_like(a, row)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_layout_and_dtype_arguments_leave_the_values(backend):
+    a = R.normal(size=(3, 3))
+    check_grads(layouts, (R.normal(size=(3, 4)), R.normal(size=(3, 4))), backend=backend)
+    check_grads(python_dtypes, (a,), backend=backend)
+    check_grads(like_with_shape, (R.normal(size=(2, 3)), 0.7), backend=backend)
+    check_grads(array_fill, (R.normal(size=(2, 3)), R.normal(size=3)), backend=backend)
+
+
+def no_bounds(a, x):
+    return np.sum(np.sin(a.clip()) + np.clip(a, None, None)) + np.clip(x) ** 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_clip_without_bounds_is_a_copy(backend):
+    check_grads(no_bounds, (R.normal(size=(3, 4)), 0.3), backend=backend)
