@@ -401,34 +401,42 @@ numpy_primitive("take_along_axis", np.take_along_axis)
 
 def add_along_axis(x, indices, values, axis):
     """``x`` plus ``values`` scattered to ``indices`` along ``axis`` (repeats add up):
-    the adjoint of ``np.take_along_axis``.  Returns a new array."""
+    the adjoint of ``np.take_along_axis``, whose ``indices`` broadcast against ``x`` away
+    from ``axis`` (``values`` has the broadcast shape; an axis of length 1 of ``x`` takes
+    the sum).  Returns a new array."""
     out = x.copy()
-    index = list(np.indices(indices.shape, sparse=True))
-    index[axis] = indices
+    index = list(np.indices(np.shape(values), sparse=True))
+    for d, n in enumerate(x.shape):
+        if n == 1:
+            index[d] = np.zeros_like(index[d])
+    index[axis] = np.broadcast_to(indices, np.shape(values))
     np.add.at(out, tuple(index), values)
     return out
 
 
 @overload(add_along_axis)
 def _add_along_axis_numba(x, indices, values, axis):
-    if x.ndim == 1:
-        def impl(x, indices, values, axis):
-            out = x.copy()
-            for k in range(indices.size):
-                out[indices[k]] += values[k]
-            return out
-        return impl
-    if x.ndim == 2:
-        def impl(x, indices, values, axis):
-            out = x.copy()
-            for r in range(indices.shape[0]):
-                for c in range(indices.shape[1]):
-                    if axis == 0:
-                        out[indices[r, c], c] += values[r, c]
-                    else:
-                        out[r, indices[r, c]] += values[r, c]
-            return out
-        return impl
+    def impl(x, indices, values, axis):
+        out = x.copy()
+        flat = out.reshape(out.size)                    # a view: the copy is C-contiguous
+        at = np.ascontiguousarray(np.broadcast_to(indices, values.shape)).reshape(values.size)
+        vals = np.ascontiguousarray(values).reshape(values.size)
+        step = np.ones(out.ndim, np.int64)               # C strides of out, in elements
+        for d in range(out.ndim - 2, -1, -1):
+            step[d] = step[d + 1] * out.shape[d + 1]
+        k = 0
+        for idx in np.ndindex(values.shape):
+            offset = 0
+            for d in range(out.ndim):
+                if d == axis:
+                    i = at[k] + out.shape[d] if at[k] < 0 else at[k]
+                else:
+                    i = idx[d] if out.shape[d] > 1 else 0
+                offset += i * step[d]
+            flat[offset] += vals[k]
+            k += 1
+        return out
+    return impl
 
 
 numpy_primitive("add_along_axis", add_along_axis, emit=emit_call("rt.add_along_axis"))
@@ -440,11 +448,23 @@ def _(x, indices, values, axis, out, dout):
 
 
 @defvjp("take_along_axis")
-def _(x, indices, out, dout, axis):
-    return (add_along_axis(np.zeros_like(x), indices, dout, axis), None)
+def _(x, indices, out, dout, axis=-1):
+    if axis is None:                       # NumPy takes along the flattened array
+        flat = add_along_axis(np.zeros_like(np.ravel(x)), indices, dout, 0)
+        return (np.reshape(flat, np.shape(x)), None)
+    return (add_along_axis(np.zeros_like(x), indices, dout, axis % np.ndim(x)), None)
 
 
 from sstad.runtime.primitive import declare, lowering, text_of  # noqa: E402
+
+
+@lowering("numba", "take_along_axis")
+def _take_along_axis_numba(args, params, avals):
+    """Numba's np.take_along_axis takes no default axis: NumPy's is -1."""
+    (arr, indices, *rest), kw = params["layout"]
+    axis = rest[0] if rest else kw.get("axis", -1)
+    return f"np.take_along_axis({text_of(arr, args)}, {text_of(indices, args)}, {text_of(axis, args)})"
+
 
 declare("getitem", may_alias=True, multilinear=True)     # basic indexing gives a view
 declare("take", "take_along_axis", multilinear=True)

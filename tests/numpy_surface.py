@@ -277,8 +277,9 @@ SPECS = {
     "np.linalg.tensorsolve": Spec({"a": "real", "b": "real"}, [((6, 2, 3), (6,))], method=False,
                                   wrap={"a": "0.1 * a + np.eye(6).reshape(6, 2, 3)"}),
     "np.argsort": Spec({"a": "distinct"}, R2),
-    "np.take_along_axis": Spec({"arr": "real", "indices": "idx3"}, [((3, 4), (3, 2)), ((3, 4), (2, 4)), ((5,), (3,))],
-                               values={"axis": ["-1", "0", "1", "None"]}, method=False),
+    "np.take_along_axis": Spec({"arr": "real", "indices": "idx3"}, [((3, 4), (3, 2)), ((3, 4), (2, 4)), ((5,), (3,)),
+                                                                    ((2, 3, 4), (2, 3, 2)), ((3, 4), (1, 2))],
+                               values={"axis": ["-1", "0", "1", "-2", "None"]}, method=False),
     # creation
     "np.zeros": Spec({}, [()], values={"shape": ["(3, 4)", "5"]}, method=False),
     "np.ones": Spec({}, [()], values={"shape": ["(3, 4)", "5"]}, method=False),
@@ -887,20 +888,6 @@ def missing_specs():
 XFAIL = {
     'np.quantile(a, 0.3, keepdims=True) [3x4] @numba': 'CRASH rev: BackendError: Numba cannot unify array(float64, 0d, C) and float64 in the pullback (keepdims=True of the whole array, scalar q)',
     'np.percentile(a, 30, keepdims=True) [3x4] @numba': 'CRASH rev: BackendError: Numba cannot unify array(float64, 0d, C) and float64 in the pullback (keepdims=True of the whole array, scalar q)',
-    'np.roll(a, (1, 2))': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
-    'np.roll(a, shift=(1, 2))': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
-    'np.roll(a, shift=(1, 2), axis=None)': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
-    'np.roll(a, shift=(1, 2), axis=0)': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
-    'np.roll(a, shift=(1, 2), axis=1)': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
-    'np.roll(a, shift=(1, 2), axis=-1)': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
-    'np.roll(a, shift=(1, 2), axis=-2)': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
-    'np.roll(a, shift=(1, 2), axis=2)': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
-    'np.roll(a, shift=(1, 2), axis=(0, 1))': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
-    'np.roll(a, shift=(1, 2), axis=(0, -1))': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
-    'np.roll(a, shift=(1, 2), axis=(1, 2))': 'CRASH rev: SstadTypeError (no user line): runtime/shape.py:189:28: expected a number or an array, got a tuple',
-    'np.take_along_axis(arr, indices)': 'CRASH rev: SstadTypeError (no user line): <adjoints>:258:1: _() is missing the argument `axis`',
-    'np.take_along_axis(arr, indices, None)': 'CRASH rev: SstadTypeError (no user line): runtime/index.py:259:13: add_along_axis(f64[:], i64[:], f64[:]): list indices must be integers or ',
-    'np.take_along_axis(arr, indices, axis=None)': 'CRASH rev: SstadTypeError (no user line): runtime/index.py:259:13: add_along_axis(f64[:], i64[:], f64[:]): list indices must be integers or ',
 }
 
 

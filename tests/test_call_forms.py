@@ -97,3 +97,39 @@ def no_bounds(a, x):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_clip_without_bounds_is_a_copy(backend):
     check_grads(no_bounds, (R.normal(size=(3, 4)), 0.3), backend=backend)
+
+
+def along_default_axis(a, idx, w):
+    return np.sum(np.sin(np.take_along_axis(a, idx)) * w)
+
+
+def along_last(a, idx, w):
+    return np.sum(np.sin(np.take_along_axis(a, idx, -1)) * w)
+
+
+def along_second_last(a, idx, w):
+    return np.sum(np.sin(np.take_along_axis(a, idx, axis=-2)) * w)
+
+
+def along_rows(a, idx, w):
+    return np.sum(np.sin(np.take_along_axis(a, idx, 1)) * w)
+
+
+def along_flat(a, idx, w):
+    return np.sum(np.sin(np.take_along_axis(a, idx, None)) * w)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, a_shape, idx", [
+    (along_last, (2, 3, 4), np.array([[[0, 3], [1, 1], [2, 0]], [[3, 3], [0, 1], [2, 2]]])),
+    (along_default_axis, (2, 3, 4), np.array([[[0, 3], [1, 1], [2, 0]], [[3, 3], [0, 1], [2, 2]]])),
+    (along_second_last, (2, 3, 4), np.array([[[0, 2, 1, 1]], [[2, 2, 0, 1]]])),     # repeats add up
+    (along_rows, (3, 4), np.array([[0, -1]])),        # indices broadcast over rows; a negative one
+    (along_rows, (1, 4), np.array([[0, 3], [2, 2], [1, 0]])),   # the array broadcast: its row sums
+    (along_flat, (3, 4), np.array([5, 0, 11])),
+])
+def test_take_along_axis_scatters_back(fn, a_shape, idx, backend):
+    a = R.normal(size=a_shape)
+    axis = {along_flat: None, along_second_last: -2, along_rows: 1}.get(fn, -1)
+    out = np.take_along_axis(a, idx, axis)
+    check_grads(fn, (a, idx, R.normal(size=out.shape)), backend=backend)
