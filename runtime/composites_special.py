@@ -1,4 +1,4 @@
-"""Functions defined by others over primitives: NumPy's real-valued spellings
+"""Functions defined by others over primitives: NumPy's spellings
 (``fabs``, ``real``, ``conj``, ``angle``, ``logaddexp2``, ``append``, ``matrix_power``) and
 ``scipy.special`` functions that are compositions of those with rules (``ndtr``,
 ``gamma``, ``beta``, ``entr``, ...).  Like every composite they are inlined, so both
@@ -7,6 +7,7 @@ import numpy as np
 import scipy.special as sc
 
 from sstad.runtime.composites import composite, static_range
+from sstad.runtime.complex_parts import imag_part, real_part
 from sstad.runtime.composites_elementwise import plain_ufunc_call
 
 LN2 = 0.6931471805599453
@@ -27,33 +28,46 @@ def fabs(x, out=None, *, where=None, dtype=None):
     return np.abs(x) * 1.0
 
 
-@composite(np.real, np.real_if_close)
-def real(val, tol=100):
-    """np.real (and np.real_if_close) of real values: the values."""
-    real_only("real", val)
-    return val
+def is_complex(x):
+    return np.atleast_1d(x).dtype.kind == "c"
+
+
+@composite(np.real)
+def real(val):
+    """np.real: the real part (of real values, the values)."""
+    return real_part(val) if is_complex(val) else val
+
+
+@composite(np.real_if_close)
+def real_if_close(a, tol=100):
+    """np.real_if_close of real values: the values (of complex ones the result's type would
+    depend on the values)."""
+    real_only("real_if_close", a)
+    return a
 
 
 @composite(np.conj, np.conjugate)
 def conj(x, out=None, *, where=None, dtype=None):
-    """np.conj of real values: a copy."""
+    """np.conj: the complex conjugate (of real values, a copy)."""
     plain_ufunc_call("conj", out, where, dtype)
-    real_only("conj", x)
+    if is_complex(x):
+        return real_part(x) - 1j * imag_part(x)
     return x * 1.0
 
 
 @composite(np.imag)
 def imag(val):
-    """np.imag of real values: zeros."""
-    real_only("imag", val)
-    return np.zeros_like(val) * 1.0
+    """np.imag: the imaginary part (of real values, zeros)."""
+    return imag_part(val) if is_complex(val) else np.zeros_like(val) * 1.0
 
 
 @composite(np.angle)
 def angle(z, deg=False):
-    """np.angle of real values: 0 or pi (a step: derivative 0)."""
-    real_only("angle", z)
+    """np.angle: the argument arctan2(imag, real); of real values 0 or pi (a step:
+    derivative 0)."""
     half_turn = 180.0 if deg else np.pi
+    if is_complex(z):
+        return np.arctan2(imag_part(z), real_part(z)) * (half_turn / np.pi)
     return np.where(z < 0, half_turn, 0.0) + np.zeros_like(z) * 1.0
 
 

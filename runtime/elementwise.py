@@ -185,7 +185,11 @@ def _(x, y, out, dout):
     # at x == 0 the derivative is 1 for y == 1 and taken as 0 otherwise.
     at_zero = x == 0.0
     dx = np.where(at_zero, np.where(y == 1.0, dout, 0.0), dout * y * out / np.where(at_zero, 1.0, x))
-    return (unbroadcast(dx, x), unbroadcast(dout * out * np.log(np.where(x > 0, x, 1.0)), y))
+    if np.atleast_1d(x).dtype.kind == "c":     # the principal logarithm, as z ** y takes it
+        log_x = np.log(np.where(at_zero, 1.0, x))
+    else:
+        log_x = np.log(np.where(x > 0, x, 1.0))
+    return (unbroadcast(dx, x), unbroadcast(dout * out * log_x, y))
 
 
 @defvjp("op.neg", "negative")

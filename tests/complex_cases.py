@@ -39,3 +39,29 @@ def vdot_of_complex(x):
 def eigvalsh_of_hermitian(x):
     H = np.outer(x, x) + 1j * (np.outer(x, x[::-1]) - np.outer(x[::-1], x))
     return np.sum(np.linalg.eigvalsh(H) ** 2)               # ERR eigvalsh
+
+
+def order_and_phase(theta):
+    """Kuramoto's order parameter and mean phase, as r exp(i psi) = mean(exp(i theta))."""
+    z = np.mean(np.exp(1j * theta))
+    return np.abs(z) + 0.1 * np.angle(z) ** 2 + np.angle(z, deg=True) / 90.0
+
+
+def parts_and_conjugate(x):
+    z = np.exp(1j * x) * (x + 2j)
+    w = z * np.conj(z)
+    return np.sum(z.real ** 2 - 3.0 * z.imag) + np.sum(np.real(w)) + np.sum(np.imag(z) * np.real(z)) \
+        + np.sum(np.imag(w) ** 2)
+
+
+def parts_of_a_number(x):
+    z = (x[0] + 1j * x[1]) ** 2
+    return z.real * np.exp(z.imag) + np.angle(z) + np.real(x[2]) + np.imag(x[2])
+
+
+def real_if_close_of_complex(x):
+    return np.sum(np.real_if_close(x * 1j))                   # ERR real_if_close
+
+
+def complex_base_real_exponent(x):
+    return np.abs((x[0] + 1j * x[1]) ** x[2]) + np.angle((x[1] - 2j) ** (x[3] + 1.5))
