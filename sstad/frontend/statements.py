@@ -10,6 +10,7 @@ import linecache
 import os
 
 import gast
+import numpy as np
 
 from sstad.errors import AliasingError, SstadTypeError, UnsupportedSyntaxError, inside_sstad
 from sstad.frontend.expressions import spliced
@@ -22,7 +23,8 @@ from sstad.runtime import abstract as A
 
 UNSUPPORTED_STATEMENTS = {
     gast.Try: ("`try` is not supported", "handle errors outside the compiled function"),
-    gast.With: ("`with` is not supported", "move the `with` block outside the compiled function"),
+    gast.With: ("`with` is not supported (other than `with np.errstate(...)`)",
+                "move the `with` block outside the compiled function"),
     gast.AsyncWith: ("`async with` is not supported", "compile synchronous code only"),
     gast.AsyncFor: ("`async for` is not supported", "compile synchronous code only"),
     gast.AsyncFunctionDef: ("`async def` is not supported", "compile synchronous code only"),
@@ -90,6 +92,17 @@ class StatementLowering:
 
     def stmt_Pass(self, node):
         pass
+
+    def stmt_With(self, node):
+        """``with np.errstate(...):`` only chooses which floating-point warnings NumPy
+        gives: the body is compiled as it stands.  Other context managers are refused."""
+        for item in node.items:
+            ctx = item.context_expr
+            if not (isinstance(ctx, gast.Call) and item.optional_vars is None
+                    and self.expr(ctx.func) is np.errstate):
+                message, hint = UNSUPPORTED_STATEMENTS[gast.With]
+                raise self.error(UnsupportedSyntaxError, message, node, hint)
+        self.lower_body(node.body)
 
     def stmt_Assert(self, node):
         """``assert test, message``: checked at run time, raising AssertionError as Python
