@@ -1,4 +1,4 @@
-"""Composites that build index arrays: the triangle and diagonal index functions, np.nonzero."""
+"""Index composites: the triangle and diagonal index functions, np.nonzero, np.fill_diagonal."""
 import numpy as np
 
 from sstad.runtime.composites import composite, static_range
@@ -65,3 +65,16 @@ def nonzero(a):
         coordinates = coordinates + (np.broadcast_to(np.reshape(np.arange(a.shape[k]), shape), a.shape)[mask],)
     return coordinates
 
+
+
+@composite(np.fill_diagonal)
+def fill_diagonal(a, val, wrap=False):
+    """np.fill_diagonal of a matrix, in place: ``a[k, k] = val`` for k < min(a.shape) (``val``
+    a number, or one value per diagonal item)."""
+    if np.ndim(a) != 2:
+        raise NotImplementedError("np.fill_diagonal of an array that is not a matrix is not supported")
+    if wrap:
+        raise NotImplementedError("np.fill_diagonal(wrap=True) is not supported: write the diagonals "
+                                  "of the blocks with a[k, k] = val")
+    k = np.arange(min(a.shape[0], a.shape[1]))
+    a[k, k] = val

@@ -1,5 +1,6 @@
 """Idioms the sixth batch of user programs met beyond its own programs, each failing before
-its fix: ``with np.errstate(...)`` around a computation (was "`with` is not supported")."""
+its fix: ``with np.errstate(...)`` around a computation (was "`with` is not supported") and
+``np.fill_diagonal`` (an in-place write, as NT-Xent masks its similarities)."""
 import numpy as np
 import pytest
 
@@ -33,3 +34,44 @@ def other_context_manager(x):
 
 def test_other_context_managers_are_still_refused_at_their_line():
     refused_at(other_context_manager, (np.ones(2),), r"`with` is not supported", "# ERR with")
+
+
+# --- np.fill_diagonal (was: "call to `np.fill_diagonal` is not supported: ... unexpected
+#     result of type NoneType") ---------------------------------------------------------------
+
+def nt_xent_fill_diagonal(z, temperature):
+    z = z / np.linalg.norm(z, axis=1, keepdims=True)
+    sim = z @ z.T / temperature
+    np.fill_diagonal(sim, -np.inf)
+    n = len(z)
+    positives = sim[np.arange(n), (np.arange(n) + n // 2) % n]
+    top = sim.max(axis=1)
+    return -np.mean(positives - top - np.log(np.sum(np.exp(sim - top[:, None]), axis=1)))
+
+
+def diagonals_of_every_shape(a, d):
+    wide = np.outer(a[:2], a) * 1.0
+    tall = np.outer(a, a[:2]) * 1.0
+    square = np.outer(a, a)
+    np.fill_diagonal(wide, d[0])
+    np.fill_diagonal(tall, d[:2])
+    top = square[:2]                                          # a view: the write reaches square
+    np.fill_diagonal(top, 0.5)
+    return np.sum(wide ** 2) + np.sum(np.sin(tall)) + np.sum(square ** 3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fill_diagonal_in_place(backend):
+    r = np.random.default_rng(3)
+    check_grads(nt_xent_fill_diagonal, (r.normal(size=(4, 3)), 0.5), backend=backend)
+    check_grads(diagonals_of_every_shape, (np.array([0.5, -1.0, 2.0]), np.array([0.3, 0.7])), backend=backend)
+
+
+def fill_diagonal_wrapped(a):
+    m = np.outer(a, a)
+    np.fill_diagonal(m, 0.0, wrap=True)                        # ERR wrap
+    return np.sum(m)
+
+
+def test_fill_diagonal_wrap_is_refused_at_its_line():
+    refused_at(fill_diagonal_wrapped, (np.ones(2),), r"wrap=True\) is not supported", "# ERR wrap")
