@@ -66,11 +66,12 @@ class LoopStore:
             return False
         if policy == "auto":
             made = self.defs.get(original)
+            if made is None:
+                return False
             # a scalar made from an array (a reduction) is cheap to keep, dear to remake; so
             # is exp's result while the memory is reused in the next iteration anyway
-            return superlinear(made) or self.short_lived and getattr(getattr(made, "prim", None), "transcendental", False) \
-                or isinstance(t, A.Scalar) and made is not None and any(
-                    isinstance(getattr(a, "type", None), A.Array) for a in made.args)
+            return made.prim.superlinear or self.short_lived and made.prim.transcendental \
+                or isinstance(t, A.Scalar) and any(isinstance(getattr(a, "type", None), A.Array) for a in made.args)
         return True
 
     def tape(self, key, like):

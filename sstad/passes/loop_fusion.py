@@ -36,6 +36,7 @@ from sstad.ir.alias import shared_memory, versions
 from sstad.ir.clone import clone_block
 from sstad.passes import Switch
 from sstad.passes.broadcasts import shape_classes
+from sstad.passes.dce import dead_code_elimination
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot
 
@@ -175,8 +176,8 @@ def _recompute_in_runs(fn):
                     for stmt, args in undo:
                         stmt.args = args
             k = run.end
-    if changed:
-        _drop_dead(fn.body)
+    if changed:                     # the arrays the runs now recompute
+        dead_code_elimination(ir.Module([fn]))
     return changed
 
 
@@ -211,27 +212,11 @@ def _clones(runs, stmts, run):
         return made[a]
     undo = []
     for stmt in run.body:
-        first = 1 if in_place(stmt.prim) else 0         # an update's target is read as itself
-        args = stmt.args[:first] + [recompute(a) if isinstance(a, ir.Var) else a for a in stmt.args[first:]]
+        args = [recompute(a) if isinstance(a, ir.Var) else a for a in stmt.args]   # (not a written target)
         if args != stmt.args:
             undo.append((stmt, stmt.args))
             stmt.args = args
     return clones, undo
-
-
-def _drop_dead(block):
-    """Remove the pure applications nothing reads (the arrays the runs now recompute)."""
-    while True:
-        uses = ir.use_counts(block)
-        dead = False
-        for b in ir.blocks(block):
-            kept = [s for s in b.stmts if not (isinstance(s, ir.Apply) and not s.prim.mutates
-                                                and not s.prim.effect and s.outs
-                                                and not any(uses.get(o) for o in s.outs))]
-            dead |= len(kept) < len(b.stmts)
-            b.stmts[:] = kept
-        if not dead:
-            return
 
 
 class ModuleRuns:
