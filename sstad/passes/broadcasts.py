@@ -31,6 +31,14 @@ def _is_array(a):
     return isinstance(getattr(a, "type", None), A.Array)
 
 
+def spread_partner(s, b, out):
+    """Can ``b`` take ``s`` directly in place of ``s`` spread over an array of ``b``'s shape
+    (``b * (zeros_like(z) + s)`` -> ``b * s``), the shapes being equal: ``b`` an array of the
+    result's dtype, and ``s`` of that dtype too, or a weak Python number."""
+    return _is_array(b) and b.type.dtype == out.type.dtype \
+        and (getattr(s.type, "weak", False) or s.type.dtype == out.type.dtype)
+
+
 def shape_classes(fn):
     """Var -> a shape class: two Vars with one class have the same shape at run time.
 
@@ -264,9 +272,8 @@ def broadcasts(module) -> bool:
                 for k, (f, b) in enumerate((args, args[::-1])):
                     s, z = filled.get(f, (None, None))
                     # b + (zeros_like(z) + s) with b shaped like z: b + s, the same values
-                    if s is not None and isinstance(getattr(s, "type", None), A.Scalar) and _is_array(b) \
-                            and same(z, b) and b.type == out.type \
-                            and (getattr(s.type, "weak", False) or s.type.dtype == out.type.dtype):
+                    if s is not None and isinstance(getattr(s, "type", None), A.Scalar) and spread_partner(s, b, out) \
+                            and same(z, b) and b.type == out.type:
                         stmt.args = [b, s] if k else [s, b]
                         changed = True
                         break
@@ -281,8 +288,7 @@ def broadcasts(module) -> bool:
                 for f, b in (args, args[::-1]):
                     s, z = filled.get(f, (None, None))
                     # b shaped like z: s * b has the shape of broadcast(z, s) * b and its values
-                    if s is not None and _is_array(b) and same(z, b) and b.type.dtype == out.type.dtype \
-                            and (getattr(s.type, "weak", False) or s.type.dtype == out.type.dtype):
+                    if s is not None and spread_partner(s, b, out) and same(z, b):
                         stmt.args = [s, b]       # s * b: the same values, no array of ones
                         changed = True
                         break

@@ -31,7 +31,7 @@ from sstad.ir import nodes as ir
 from sstad.ir.alias import shared_memory, written_memory
 from sstad.ir.clone import substitute
 from sstad.passes import Switch, register_pass
-from sstad.passes.broadcasts import shape_classes, shaped_like
+from sstad.passes.broadcasts import shape_classes, shaped_like, spread_partner
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import lookup
 
@@ -109,9 +109,7 @@ class _Speculation:
         if stmt.prim.name == "op.mul" and len(stmt.args) == 2:
             for k, f in enumerate(stmt.args):
                 spread, b = self._spread_scalar(f), stmt.args[1 - k]
-                if spread is not None and isinstance(getattr(b, "type", None), A.Array) \
-                        and b.type.dtype == out.type.dtype and b.type.ndim == out.type.ndim \
-                        and (getattr(spread[0].type, "weak", False) or spread[0].type.dtype == out.type.dtype):
+                if spread is not None and spread_partner(spread[0], b, out) and b.type.ndim == out.type.ndim:
                     s, z = spread
                     def multiply(stmt=stmt, s=s, b=b):      # (zeros_like(z) + s) * b -> s * b
                         stmt.args = [s, b]
