@@ -54,6 +54,21 @@ def lists_of_lists(x, steps):
     return sum(np.sum(o[0]) for o in outer)
 
 
+def rows_of_a_table(x, steps):
+    """Each iteration fills a row in a loop of its own and stores it in the table: a row
+    made once and emptied would leave the table holding one list ``steps`` times."""
+    table = []
+    for t in range(steps):
+        row = []
+        for j in range(2):
+            row.append(x[j] * (t + 1))
+        table.append(row)
+    total = 0.0
+    for t in range(steps):
+        total = total + table[t][0] * table[t][1] * (t + 1)
+    return total
+
+
 def copied_fresh(x):
     """A copy of an array nothing else reads, then updated in a loop."""
     d = np.copy(np.sin(x) * 2.0)

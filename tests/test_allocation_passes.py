@@ -93,12 +93,13 @@ def test_backward_tapes_of_an_inner_loop_are_made_once():
     check_grads(ac.rows_per_step, (w, x, 4), modes="rev")
 
 
-@pytest.mark.parametrize("f", [ac.per_step_lists, lcc.list_kept_across_steps, ac.lists_of_lists])
+@pytest.mark.parametrize("f", [ac.per_step_lists, lcc.list_kept_across_steps, ac.lists_of_lists,
+                               ac.rows_of_a_table])
 def test_lists_of_user_loops(f):
     x = np.linspace(0.1, 0.9, 4)
     for backend in ("python", "numba"):
         assert sstad.jit(f, backend=backend)(x, 3) == pytest.approx(f(x, 3), rel=1e-14)
-    if f is not ac.lists_of_lists:          # (reverse mode refuses lists of lists)
+    if f not in (ac.lists_of_lists, ac.rows_of_a_table):     # (reverse mode refuses lists of lists)
         check_grads(f, (x, 3), modes="rev")
 
 
@@ -107,3 +108,4 @@ def test_only_lists_no_iteration_keeps_are_made_once():
     emptied = lambda f: re.findall(r"del \w+\[:\]", code(f, x, 3))     # noqa: E731
     assert emptied(ac.per_step_lists)
     assert not emptied(lcc.list_kept_across_steps) and not emptied(ac.lists_of_lists)
+    assert not emptied(ac.rows_of_a_table)
