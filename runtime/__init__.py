@@ -6,7 +6,8 @@ from sstad.runtime.primitive import PRIMITIVES, Primitive, lookup  # noqa: F401
 from sstad.runtime import (  # noqa: F401  (registration side effects)
     elementwise, reduce, shape, index, creation, linalg, containers, helpers, broadcast, extern, custom, composites,
     composites_elementwise, composites_shape, composites_stats, composites_numeric, composites_index, composites_special,
-    composites_linalg, composites_nan, composites_ufunc, partition, collectives, tapes, complex_parts)
+    composites_linalg, composites_nan, composites_ufunc, composites_polynomial, partition, collectives, tapes,
+    complex_parts)
 from sstad.runtime.helpers import *  # noqa: F401,F403  (names the emitted code uses as rt.*)
 from sstad.runtime.linalg_numba import *  # noqa: F401,F403
 from sstad.runtime.broadcast import unbroadcast  # noqa: F401
