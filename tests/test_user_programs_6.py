@@ -6,7 +6,8 @@ NT-Xent, Hodgkin-Huxley, Kuramoto, NeRF's volume rendering, conjugate gradients,
 Euler with Newton, spectral normalisation, Elo ratings, a natural cubic spline, a
 Gumbel-softmax autoencoder and batch normalisation with running statistics.  Each against
 NumPy (the value under ``sstad.jit``) and central finite differences (reverse and forward
-mode), on both backends; Numba runs are slow.
+mode), on both backends; Numba runs are slow.  Second derivatives (reverse over reverse) on
+the Python backend.
 
 What these programs needed has tests of its own, each failing before its fix:
 tests/test_complex_derivatives.py (|z| of a complex value, silently wrong gradients),
@@ -29,6 +30,12 @@ def args_of(make_args):
 @pytest.mark.parametrize("fn, make_args, modes", up.PROGRAMS, ids=IDS)
 def test_on_python(fn, make_args, modes):
     check_grads(fn, args_of(make_args), modes=modes, backend="python")
+
+
+@pytest.mark.parametrize("fn, make_args, modes", up.PROGRAMS, ids=IDS)
+def test_second_derivatives_on_python(fn, make_args, modes):
+    """Hessian-vector products (reverse over reverse) against differences of the gradient."""
+    check_grads(fn, args_of(make_args), order=2, modes=("rev",), backend="python")
 
 
 @pytest.mark.slow
