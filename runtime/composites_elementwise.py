@@ -107,14 +107,22 @@ def piecewise(x, condlist, funclist, *args):
     """np.piecewise of a list of boolean arrays: each function sees only the items of its
     condition (as in NumPy, so a branch's NaN or infinite slope elsewhere never leaks); one
     function more than conditions is the 'otherwise' case.  Extra positional arguments go
-    to the functions; keyword ones are refused by name (pass them by a closure)."""
+    to the functions; keyword ones are refused by name (pass them by a closure).  One
+    boolean array (or bool) for ``condlist`` is one condition, as NumPy reads it."""
+    if np.ndim(condlist) == 0 or np.ndim(x) > 0 and np.ndim(condlist[0]) == 0:
+        condlist = [condlist]
     if len(funclist) != len(condlist) and len(funclist) != len(condlist) + 1:
         raise ValueError(f"np.piecewise: with {len(condlist)} condition(s), either {len(condlist)} or "
                          f"{len(condlist) + 1} functions are expected")
     y = np.zeros_like(x)
+    hit = False                                 # where a condition held so far
     for k in static_range(len(funclist)):
-        cond = condlist[k] if k < len(condlist) else ~np.any(np.stack(list(condlist)), axis=0)
-        if callable(funclist[k]):
+        cond = condlist[k] if k < len(condlist) else np.logical_not(hit)
+        hit = hit | cond
+        if np.ndim(x) == 0:                     # a number: the chosen function only is called
+            if cond:
+                y = funclist[k](x, *args) if callable(funclist[k]) else funclist[k] + y
+        elif callable(funclist[k]):
             y[cond] = funclist[k](x[cond], *args)
         else:
             y[cond] = funclist[k]

@@ -16,7 +16,7 @@ lowering("numba", "array")(stacked_emit("np.array"))
 def _like_numba(name):
     """Numba's np.*_like take no ``shape=`` and np.full_like fills with a number only: as
     the creation function of that shape (the array's own without one), an array to fill
-    with broadcast to it, in the dtype NumPy gives the result."""
+    with broadcast to it, in the dtype NumPy gives the result; of a number, a number."""
     base = name[:-len("_like")]
 
     def emit(args, params, avals):
@@ -25,10 +25,13 @@ def _like_numba(name):
                          ("dtype", "order", "subok", "shape"), rest), **kw)
         fill, shape, dtype = named.get("fill_value"), named.get("shape"), named.get("dtype")
         array_fill = isinstance(fill, Slot) and isinstance(avals[fill], A.Array)
+        dtype = dtype_text(avals[a].dtype if dtype is None else dtype)
+        if shape is None and not isinstance(avals[a], A.Array) and not array_fill:
+            # of a number, a number (Numba would make a 0-d array the types do not expect)
+            return f"{dtype}({'1' if base == 'ones' else '0' if fill is None else text_of(fill, args)})"
         if shape is None and not array_fill:
             return emit_call(f"np.{name}")(args, params, avals)
         shape = f"{text_of(a, args)}.shape" if shape is None else text_of(shape, args)
-        dtype = dtype_text(avals[a].dtype if dtype is None else dtype)
         if array_fill:
             return f"np.broadcast_to({text_of(fill, args)}, {shape}).astype({dtype})"
         return f"np.{base}({shape}, {'' if fill is None else text_of(fill, args) + ', '}{dtype})"

@@ -416,6 +416,14 @@ def add_along_axis(x, indices, values, axis):
 
 @overload(add_along_axis)
 def _add_along_axis_numba(x, indices, values, axis):
+    if x.ndim == 1:                                      # the sorts' adjoint: kept tight
+        def impl_vector(x, indices, values, axis):
+            out = x.copy()
+            for k in range(indices.size):
+                out[indices[k]] += values[k]
+            return out
+        return impl_vector
+
     def impl(x, indices, values, axis):
         out = x.copy()
         flat = out.reshape(out.size)                    # a view: the copy is C-contiguous
@@ -477,12 +485,14 @@ def _sort_numba(arg):
     """Numba sorts 1-d arrays only: along an axis of a larger array, ``rt.sort_axis``."""
     def emit(args, params, avals):
         pos, kw = params["layout"]
-        given = dict(zip(("a", "axis"), pos), **kw)
+        given = dict(zip(("a", "axis", "kind", "order"), pos), **kw)
         axis = given.get("axis", -1)
-        if avals[0].ndim == 1 and isinstance(axis, int) and set(given) <= {"a", "axis", "kind"}:
-            # the one axis, named (np.sort(x, axis=0)): Numba's sort takes no axis
+        if (avals[0].ndim == 1 and isinstance(axis, int) or axis is None) and set(given) <= {"a", "axis", "kind"}:
+            # the one axis, named (np.sort(x, axis=0)), or the flattened array (axis=None):
+            # Numba's sort takes no axis
             kind = f", kind={text_of(given['kind'], args)}" if "kind" in given and arg else ""
-            return f"np.{'argsort' if arg else 'sort'}({text_of(given['a'], args)}{kind})"
+            a = text_of(given["a"], args) if avals[0].ndim == 1 else f"np.ravel({text_of(given['a'], args)})"
+            return f"np.{'argsort' if arg else 'sort'}({a}{kind})"
         if avals[0].ndim <= 1 or axis is None or isinstance(axis, Slot) or set(given) - {"a", "axis", "kind"}:
             return emit_call("np.argsort" if arg else "np.sort")(args, params, avals)
         helper = "argsort_axis" if arg else "sort_axis"

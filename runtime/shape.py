@@ -33,6 +33,16 @@ def _reshape_emit(args, params, avals):
 numpy_primitive("reshape", np.reshape, _reshape_infer, _reshape_emit)
 
 
+@lowering("numba", "reshape")
+def _reshape_numba(args, params, avals):
+    """To no axes (a keepdims reduction's cotangent back to a number): the one element as
+    a number, as the types say, where Numba's reshape would give a 0-d array."""
+    (_, shape), _ = params["layout"]
+    if shape == () and isinstance(avals[0], A.Array):
+        return f"np.ascontiguousarray({args[0]}).reshape((1,))[0]"
+    return _reshape_emit(args, params, avals)
+
+
 def _squeeze_infer(avals, params):
     (x, *rest), kw = params["layout"]
     axis = rest[0] if rest else kw.get("axis")

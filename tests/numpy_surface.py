@@ -376,7 +376,9 @@ SPECS = {
                              "np.select([a > 0.0], [a ** 2])"]),
     "np.piecewise": Spec({"x": "real"}, [((5,),)], method=False, generic=False,
                          forms=["np.piecewise(x, [x < 0.0, x >= 0.0], [lambda v: v * v, lambda v: np.sin(v)])",
-                                "np.piecewise(x, [x < -0.5], [lambda v: -v, 0.25])"]),
+                                "np.piecewise(x, [x < -0.5], [lambda v: -v, 0.25])",
+                                "np.piecewise(x, x < 0.0, [lambda v: v * v, lambda v: np.sin(v)])",
+                                "np.piecewise(x, x > 0.5, [np.cos])"]),
     "np.nonzero": Spec({"a": "real"}, [((3, 4),)], method=False, generic=False,
                        forms=["a[np.nonzero(a > 0.0)]", "a[np.nonzero(a[0] > 0.0)[0]]"]),
     "np.corrcoef": Spec({"x": "real"}, [((3, 5),)], method=False, values={"rowvar": ["False"]}),
@@ -886,8 +888,6 @@ def missing_specs():
 # key: "<call form>" (every shape, both backends), "<call form> [<shapes>]", optionally
 # followed by " @numba" or " @python" for one backend.  Value: what is wrong.
 XFAIL = {
-    'np.quantile(a, 0.3, keepdims=True) [3x4] @numba': 'CRASH rev: BackendError: Numba cannot unify array(float64, 0d, C) and float64 in the pullback (keepdims=True of the whole array, scalar q)',
-    'np.percentile(a, 30, keepdims=True) [3x4] @numba': 'CRASH rev: BackendError: Numba cannot unify array(float64, 0d, C) and float64 in the pullback (keepdims=True of the whole array, scalar q)',
 }
 
 

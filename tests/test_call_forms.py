@@ -133,3 +133,67 @@ def test_take_along_axis_scatters_back(fn, a_shape, idx, backend):
     axis = {along_flat: None, along_second_last: -2, along_rows: 1}.get(fn, -1)
     out = np.take_along_axis(a, idx, axis)
     check_grads(fn, (a, idx, R.normal(size=out.shape)), backend=backend)
+
+
+def one_condition(x):
+    return np.sum(np.sin(np.piecewise(x, x < 0.0, [lambda v: v * v, np.sin])))
+
+
+def one_condition_one_function(x):
+    return np.sum(np.piecewise(x, x > 0.5, [np.cos]) ** 2)
+
+
+def piecewise_of_a_number(x):
+    return np.piecewise(x, x < 0.0, [lambda v: v * v, lambda v: np.sin(v)]) * 2.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_piecewise_of_one_boolean_array_is_one_condition(backend):
+    x = np.linspace(-1.0, 1.0, 6) + 0.05
+    check_grads(one_condition, (x,), backend=backend)
+    check_grads(one_condition_one_function, (x,), backend=backend)
+    check_grads(piecewise_of_a_number, (0.3,), backend=backend)
+    check_grads(piecewise_of_a_number, (-0.3,), backend=backend)
+
+
+def item_of_a_product(x):
+    return np.prod(x).item()
+
+
+def item_of_one_element(x):
+    return x[1:2].item() * 3.0
+
+
+def item_of_an_index(x):
+    return np.argmax(x).item()
+
+
+def item_of_a_larger_array(x):
+    return x.item()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_item_is_a_python_number(backend):
+    x = np.array([1.5, 2.0, 0.5])
+    for fn, kind in ((item_of_a_product, float), (item_of_one_element, float), (item_of_an_index, int)):
+        value = sstad.jit(fn, backend=backend)(x)
+        assert type(value) is kind and value == fn(x)
+    check_grads(item_of_a_product, (x,), backend=backend)
+    check_grads(item_of_one_element, (x,), backend=backend)
+    with pytest.raises(SstadError, match=r"(?s)test_call_forms.py:\d+:.*array of size 1"):
+        sstad.jit(item_of_a_larger_array, backend=backend)(x)
+
+
+def sorted_flat(a, w):
+    return np.sum(np.sin(np.sort(a, axis=None)) * w) + np.sum(np.argsort(a, None) * w)
+
+
+def quantile_kept(a, w):
+    return np.sum(np.sin(np.quantile(a, 0.3, keepdims=True)) * w)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_flattened_sort_and_a_kept_whole_array_quantile(backend):
+    a = (R.permutation(12) * 0.3).reshape(3, 4)
+    check_grads(sorted_flat, (a, R.normal(size=12)), backend=backend)
+    check_grads(quantile_kept, (a, R.normal(size=(1, 1))), backend=backend)

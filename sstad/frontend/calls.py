@@ -697,6 +697,20 @@ class CallLowering:
             return ir.Const(dtype.type(x.value))
         return self.apply("astype", [x], {"dtype": dtype})
 
+    def python_number(self, x, node):
+        """``x.item()`` of a NumPy number: Python's float, int or bool, on every backend."""
+        kind = {"f": float, "i": int, "u": int, "b": bool}.get(x.type.dtype.kind)
+        return x if kind is None else self.convert_scalar(kind, [x], node)
+
+    def only_element(self, a, node):
+        """The element of an array of size 1 (``a.item()``; NumPy raises ValueError for a
+        larger one: so does the compiled code, at run time, naming the line)."""
+        loc = self.loc_of(node)
+        one = self.apply("op.eq", [self.atom(self.attribute(a, "size", node), node), ir.Const(1)], hint="c")
+        self.apply("builtin.assert", [one], {"message": "can only convert an array of size 1 to a Python scalar",
+                                             "at": (loc.file, loc.line, loc.col)}, hint="checked")
+        return self.subscript(a, (ir.Const(0),) * a.type.ndim, node)
+
     # --- methods -----------------------------------------------------------------
     def call_method(self, method, args, kwargs, node):
         obj, name = method.obj, method.name
@@ -718,7 +732,7 @@ class CallLowering:
                 dtype = args[0] if args else kwargs.get("dtype")
                 return self.convert_scalar(np.dtype(getattr(dtype, "value", dtype)).type, [obj], node)
             if name == "item" and not args:
-                return obj
+                return self.python_number(obj, node)
         if is_atom(obj) and isinstance(obj.type, A.Array):
             if name == "astype":
                 dtype = args[0] if args else kwargs.get("dtype")
@@ -726,7 +740,7 @@ class CallLowering:
             if name == "copy":
                 return self.copy_of(obj, obj.hint)
             if name == "item" and not args:
-                return self.subscript(obj, (ir.Const(0),) * obj.type.ndim, node)
+                return self.python_number(self.only_element(obj, node), node)
             if name in ("transpose", "reshape") and args:      # a.reshape(4, 3) is a.reshape((4, 3))
                 args = [tuple(args)] if len(args) > 1 else args
             if name == "flatten":                                   # a copy of the ravel, in its order
