@@ -368,6 +368,16 @@ class Builder:
         self.set_state(state)
         return state
 
+    @staticmethod
+    def sharing(key, state0, carry, start_state, unshared):
+        """The carried name, already given loop parameters, bound before the loop to the same
+        array as ``key`` (an in-place write through either name reaches both), or None."""
+        init = state0.get(key, MISSING)
+        if key in unshared or not (isinstance(init, ir.Var) and isinstance(init.type, A.Array)):
+            return None
+        return next((k for k in carry if k != key and k in start_state and k not in unshared
+                     and state0.get(k) is init and carry[k] == carry[key] and start_state[k] is not init), None)
+
     def loop(self, body_thunk, cond_thunk=None, bounds=None, index_hint="i"):
         """Lower a ``while`` (``cond_thunk``) or a ``for`` over ``bounds`` = (start, stop, step).
 
@@ -393,11 +403,17 @@ class Builder:
                 return thunk(*a)
             return run
         outer, pending = self.unsettled, []
+        unshared = set()             # names that stopped sharing an array with another name
         try:
             for _ in range(MAX_FIXPOINT):
                 self.unsettled = pending = []
-                params, start_state = [], dict(state0)
+                params, start_state, aliases = [], dict(state0), {}
                 for key, (treedef, types) in carry.items():
+                    first = self.sharing(key, state0, carry, start_state, unshared)
+                    if first is not None:        # `Y = X` before the loop: one array, one version
+                        aliases[key] = first
+                        start_state[key] = start_state[first]
+                        continue
                     leaves = [ir.Var(hint_of(key), t) for t in types]
                     params.extend(leaves)
                     start_state[key] = unflatten(treedef, leaves)
@@ -410,6 +426,10 @@ class Builder:
                          and is_atom(end) and isinstance(end.type, A.ListOf) and all(map(_atomic, state0[key]))]
                 if grown:                # `xs = [x0]` then `xs.append(x)` in the body
                     state0 = self.literals_made_lists(state0, grown)
+                    continue
+                parted = {key for key, first in aliases.items() if end_state.get(key) is not end_state.get(first)}
+                if parted:               # one name was rebound to another array in the body
+                    unshared |= parted
                     continue
                 new_carry = {}
                 for key in {**start_state, **end_state}:
@@ -438,6 +458,8 @@ class Builder:
         self.loc = loc
         inits, results, outs, after, joined = [], [], [], dict(state0), []
         for key, (treedef, types) in carry.items():
+            if key in aliases:
+                continue
             if any(t is A.UNKNOWN for t in types):
                 self.unknown_type(self.error(
                     SstadTypeError, f"cannot infer the type of `{hint_of(key)}` in this loop",
@@ -451,6 +473,8 @@ class Builder:
             new = [ir.Var(hint_of(key), t) for t in types]
             outs.extend(new)
             after[key] = unflatten(treedef, new)
+        for key, first in aliases.items():
+            after[key] = after[first]
         self.join_views(joined, after)
         if cond_thunk is not None:
             stmt = ir.While(outs, inits, ir.Block(list(params), cond_stmts, [cond]),

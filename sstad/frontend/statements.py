@@ -290,9 +290,15 @@ class StatementLowering:
         if node.orelse:
             raise self.error(UnsupportedSyntaxError, "`for ... else` is not supported",
                              node, "use a flag variable after the loop")
-        iterable = self.iteration_space(self.expr(node.iter), node.iter)
+        outer, self.held_iterables = self.held_iterables, []
+        try:
+            iterable = self.iteration_space(self.expr(node.iter), node.iter)
+        finally:
+            held, self.held_iterables = self.held_iterables, outer
         self.for_each(node.target, iterable, lambda: self.lower_body(node.body),
                       self.has_exit(node.body, gast.Break) or self.has_exit(node.body, gast.Return))
+        for name in held:
+            self.scope.env.pop(name, None)
 
     def for_each(self, target, iterable, run_body, exits):
         """Loop ``target`` over an iteration space (static items, or a counted range)."""
@@ -347,6 +353,21 @@ class StatementLowering:
             return any(visit(c, nested) for c in gast.iter_child_nodes(node))
         return any(visit(s, False) for s in body)
 
+    held_iterables = None    # in a `for` header: hidden names holding the arrays it iterates
+
+    def held(self, array):
+        """A function giving the array a `for` loop iterates as it is now: its rows are views,
+        and a write through one (`for row in X: row *= 2`) makes a new version of the array,
+        which the loop carries under a hidden name (bound to the same array as `X`, so the
+        two share one version).  Outside a `for` header (a comprehension), the array itself."""
+        if not isinstance(array.type, A.Array) or self.held_iterables is None:
+            return lambda: array
+        scope = self.scope
+        name = f"%iterated{sum(k.startswith('%iterated') for k in scope.env)}"
+        scope.env[name] = array
+        self.held_iterables.append(name)
+        return lambda: scope.env[name]
+
     def iteration_space(self, value, node):
         """A tuple of static items (unrolled), or a :class:`Counted` run-time space."""
         if isinstance(value, (tuple, StaticList)):
@@ -357,7 +378,8 @@ class StatementLowering:
             return Counted(value.start, value.stop, value.step, lambda i: i)
         if is_atom(value) and isinstance(value.type, (A.Array, A.ListOf)):
             n = self.apply("builtin.len", [value], hint="n")
-            return Counted(ir.Const(0), n, ir.Const(1), lambda i: self.subscript(value, (i,), node))
+            current = self.held(value)
+            return Counted(ir.Const(0), n, ir.Const(1), lambda i: self.subscript(current(), (i,), node))
         if isinstance(value, Enumerate):
             inner = self.iteration_space(value.inner, node)
             if isinstance(inner, tuple):
