@@ -1,4 +1,4 @@
-"""Index composites: the triangle and diagonal index functions, np.nonzero, np.fill_diagonal."""
+"""Index composites: the triangle and diagonal index functions, np.nonzero, np.fill_diagonal, np.put_along_axis."""
 import numpy as np
 
 from sstad.runtime.composites import composite, static_range
@@ -78,3 +78,22 @@ def fill_diagonal(a, val, wrap=False):
                                   "of the blocks with a[k, k] = val")
     k = np.arange(min(a.shape[0], a.shape[1]))
     a[k, k] = val
+
+
+@composite(np.put_along_axis)
+def put_along_axis(arr, indices, values, axis):
+    """np.put_along_axis, in place: ``arr`` at ``indices`` along ``axis`` (the other axes
+    matched item for item, as np.take_along_axis reads them) set to ``values``."""
+    if axis is None:
+        raise NotImplementedError("np.put_along_axis(axis=None) is not supported: write a.ravel()[indices] = values")
+    nd = np.ndim(arr)
+    if np.ndim(indices) != nd:
+        raise ValueError("np.put_along_axis: `indices` and `arr` must have the same number of dimensions")
+    axis = axis % nd
+    where = ()
+    for k in static_range(nd):
+        if k == axis:
+            where = where + (indices,)
+        else:
+            where = where + (np.reshape(np.arange(arr.shape[k]), (1,) * k + (-1,) + (1,) * (nd - k - 1)),)
+    arr[where] = values

@@ -1,6 +1,7 @@
 """Idioms the sixth batch of user programs met beyond its own programs, each failing before
-its fix: ``with np.errstate(...)`` around a computation (was "`with` is not supported") and
-``np.fill_diagonal`` (an in-place write, as NT-Xent masks its similarities)."""
+its fix: ``with np.errstate(...)`` around a computation (was "`with` is not supported"),
+``np.fill_diagonal`` (an in-place write, as NT-Xent masks its similarities) and
+``np.put_along_axis``."""
 import numpy as np
 import pytest
 
@@ -75,3 +76,31 @@ def fill_diagonal_wrapped(a):
 
 def test_fill_diagonal_wrap_is_refused_at_its_line():
     refused_at(fill_diagonal_wrapped, (np.ones(2),), r"wrap=True\) is not supported", "# ERR wrap")
+
+
+# --- np.put_along_axis (was: "call to `np.put_along_axis` is not supported: ... unexpected
+#     result of type NoneType") ---------------------------------------------------------------
+
+def scatter_best_scores(scores, values):
+    """Write each row's value at its best column (a one-hot target, as a ranking loss builds)."""
+    target = np.zeros_like(scores)
+    best = np.argmax(scores, axis=1)[:, None]
+    np.put_along_axis(target, best, values[:, None], axis=1)
+    columns = np.full((1, scores.shape[1]), 0.25) * values[0]
+    np.put_along_axis(target, np.array([[2, 0, 1]]), columns, axis=0)
+    return np.sum((scores - target) ** 2 * np.arange(1.0, scores.shape[1] + 1))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_put_along_axis_in_place(backend):
+    r = np.random.default_rng(4)
+    check_grads(scatter_best_scores, (r.normal(size=(4, 3)), r.normal(size=4)), backend=backend)
+
+
+def put_along_flat(a, v):
+    np.put_along_axis(a, np.array([0, 2]), v, axis=None)       # ERR put
+    return np.sum(a)
+
+
+def test_put_along_axis_none_is_refused_at_its_line():
+    refused_at(put_along_flat, (np.ones(3), np.ones(2)), r"axis=None\) is not supported", "# ERR put")
