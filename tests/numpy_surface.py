@@ -266,6 +266,13 @@ SPECS = {
                           values={"q": ["30", "[25, 75]"], "method": ["'linear'", "'higher'", "'weibull'"]}),
     "np.bincount": Spec({"x": "idx3", "weights": "real"}, [((6,), (6,))], method=False,
                         values={"minlength": ["4"]}),
+    # in place (None): the written copy is the result
+    "np.fill_diagonal": Spec({"a": "real"}, [((3, 3),), ((2, 4),), ((4, 2),)], method=False, generic=False,
+                             forms=["(lambda m: (np.fill_diagonal(m, 0.5), m)[1])(a * 1.0)",
+                                    "(lambda m: (np.fill_diagonal(m, a[0, 0]), m)[1])(a * 1.0)"]),
+    "np.put_along_axis": Spec({"arr": "real", "values": "real"}, [((2, 3), (2, 1))], method=False, generic=False,
+                              forms=["(lambda m: (np.put_along_axis(m, np.array([[2], [0]]), values, 1), m)[1])"
+                                     "(arr * 1.0)"]),
     "np.meshgrid": Spec({"a": "real", "b": "real"}, [((3,), (4,))], method=False, generic=False,
                         forms=["np.meshgrid(a, b)", "np.meshgrid(a, b, indexing='ij')",
                                "np.meshgrid(a, b, sparse=True)", "np.meshgrid(a, b, copy=False)"]),
