@@ -148,10 +148,11 @@ for _name, _symbol in INPLACE.items():
 # Conventions at kinks (docs/ad.md): d|x|/dx = 0 at 0, ties in maximum/minimum share
 # the cotangent equally, sqrt'(0) = inf.
 from sstad.runtime.broadcast import unbroadcast  # noqa: E402
-from sstad.runtime.primitive import defvjp, nondiff  # noqa: E402
+from sstad.runtime.primitive import declare, defvjp, nondiff  # noqa: E402
 
 nondiff("sign", "floor", "ceil", "trunc", "rint", "round", "op.floordiv", "floor_divide",
         "heaviside", "math.floor", "math.ceil", "math.trunc")
+declare("sign", smooth_at_complex=True)
 
 
 @defvjp("op.add", "add")

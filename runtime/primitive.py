@@ -68,6 +68,8 @@ class Primitive:
                                      # moved onto a (broadcasts)
         self.transcendental = False  # a library function per element (exp, tanh): dearer to
                                      # remake than to keep while an iteration runs
+        self.smooth_at_complex = False  # nondiff on real numbers only: z / |z| (np.sign) of
+                                        # a complex z changes with z
         self.per_element = None  # its form in a loop over the index (loop fusion), bit for bit:
                                  # "value" (out[i] = f(a[i], ...)), "update" (a[i] op= b[i]),
                                  # or the operator of ``x[index][i] op= v[i]`` ("+=", "=")
@@ -115,7 +117,7 @@ def declare(*names, **properties):
     """Declare properties of primitives: ``view``, ``may_alias``, ``multilinear``,
     ``shape_only`` (argument positions), ``effect``, ``fresh``, ``identity``, ``shape_of``, ``reads_list``,
     ``superlinear``, ``new_memory``, ``per_element``, ``reduction``, ``repeatable``,
-    ``matrix_product``, ``transcendental``.
+    ``matrix_product``, ``transcendental``, ``smooth_at_complex``.
     A view may alias too.  A primitive with effects must have a type rule that does not
     run it (``by_prototype`` runs the implementation on stand-ins)."""
     for name in names:

@@ -41,6 +41,16 @@ def eigvalsh_of_hermitian(x):
     return np.sum(np.linalg.eigvalsh(H) ** 2)               # ERR eigvalsh
 
 
+def sign_of_complex(x):
+    return np.sum(np.real(np.sign(np.exp(1j * x))) * x)   # ERR sign
+
+
+def unit_phasor(x):
+    """What the refusal of np.sign of complex values suggests: z / |z|."""
+    z = np.exp(1j * x) * (2.0 + x)
+    return np.sum(np.real(z / np.abs(z)) * x)
+
+
 def order_and_phase(theta):
     """Kuramoto's order parameter and mean phase, as r exp(i psi) = mean(exp(i theta))."""
     z = np.mean(np.exp(1j * theta))

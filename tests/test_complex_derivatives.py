@@ -29,7 +29,7 @@ def test_modulus_of_complex_values(fn, backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn", [cc.order_and_phase, cc.parts_and_conjugate, cc.parts_of_a_number,
-                                cc.complex_base_real_exponent],
+                                cc.complex_base_real_exponent, cc.unit_phasor],
                          ids=lambda f: f.__name__)
 def test_real_and_imaginary_parts(fn, backend):
     check_grads(fn, (X,), backend=backend)
@@ -45,6 +45,12 @@ def test_filter_gain_second_order(backend):
                                         (cc.eigvalsh_of_hermitian, "# ERR eigvalsh")])
 def test_conjugating_functions_of_complex_values_are_refused_at_their_line(fn, marker):
     refused_at(fn, (X,), r"of complex values is not supported.*np\.abs", marker)
+
+
+def test_sign_of_complex_values_is_refused_at_its_line():
+    """np.sign is piecewise constant on real numbers only: of a complex z it is z / |z|,
+    whose derivative is not zero (it was taken as zero, a silently wrong gradient)."""
+    refused_at(cc.sign_of_complex, (X,), r"sign of complex values is not supported[\s\S]*z / np\.abs\(z\)", "# ERR sign")
 
 
 def test_real_if_close_of_complex_values_is_refused_at_its_line():

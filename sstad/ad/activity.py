@@ -7,7 +7,9 @@ calls to functions without rules whose inputs are inactive (they run as constant
 The analysis is forward only and conservative: a loop's carried values are found by a
 fixpoint, a branch's outputs are active when either branch's result is.
 """
+from sstad.errors import UnsupportedSyntaxError
 from sstad.ir import nodes as ir
+from sstad.runtime import abstract as A
 
 
 def active_values(fn, wrt):
@@ -15,6 +17,11 @@ def active_values(fn, wrt):
     active = {fn.params[i] for i in wrt}
     _block(fn.body, active)
     return active
+
+
+def _is_complex(atom):
+    t = getattr(atom, "type", None)
+    return isinstance(t, (A.Scalar, A.Array)) and t.dtype.kind == "c"
 
 
 def _is_active(atom, active):
@@ -30,6 +37,10 @@ def _stmt(stmt, active):
     if isinstance(stmt, ir.Apply):
         if not stmt.prim.nondiff and any(_is_active(a, active) for a in stmt.args):
             active.update(stmt.outs)
+        elif stmt.prim.smooth_at_complex and any(_is_active(a, active) and _is_complex(a) for a in stmt.args):
+            raise UnsupportedSyntaxError(f"the derivative of {stmt.prim.name} of complex values is not supported "
+                                         "(it is z / |z|, not piecewise constant)", stmt.loc,
+                                         "write z / np.abs(z), which has a derivative")
     elif isinstance(stmt, ir.Call):
         if any(_is_active(a, active) for a in stmt.args):
             active.update(stmt.outs)
