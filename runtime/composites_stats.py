@@ -81,12 +81,13 @@ def ptp(a, axis=None, out=None, keepdims=False):
 
 @composite(np.cov)
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
-    """np.cov without weights: variables in rows (columns if ``rowvar`` is False).
+    """np.cov: variables in rows (columns if ``rowvar`` is False), observations weighted
+    by ``fweights`` (integer counts) and ``aweights`` (importance) as NumPy does.
 
     One difference: a 2-d input with a single variable gives a (1, 1) array where NumPy
     squeezes to a scalar (sstad fixes ranks at compile time)."""
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError("np.cov: fweights= and aweights= are not supported")
+    if fweights is not None and np.asarray(fweights).dtype.kind != "i" and np.asarray(fweights).dtype.kind != "u":
+        raise TypeError("np.cov: fweights must be integer")
     if dtype is not None:
         raise NotImplementedError("np.cov: dtype= is not supported; convert with .astype first")
     if np.ndim(m) > 2 or y is not None and np.ndim(y) > 2:
@@ -101,11 +102,31 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         X = np.concatenate((X, Y), axis=0)
     if ddof is None:
         ddof = 1 if not bias else 0
-    X = X - np.mean(X, axis=1, keepdims=True)
-    c = np.dot(X, np.swapaxes(X, 0, 1)) * (1.0 / (X.shape[1] - ddof))
+    if fweights is None and aweights is None:
+        X = X - np.mean(X, axis=1, keepdims=True)
+        c = np.dot(X, np.swapaxes(X, 0, 1)) * (1.0 / (X.shape[1] - ddof))
+    else:
+        c = _weighted_cov(X, fweights, aweights, ddof)
     if np.ndim(m) == 1 and y is None:
         return np.reshape(c, ())                   # a 0-d array, as NumPy's squeeze gives
     return c
+
+
+def _weighted_cov(X, fweights, aweights, ddof):
+    """np.cov's weighted estimate: frequency weights times importance weights, the
+    normalisation NumPy documents for each combination."""
+    f = np.ones(X.shape[1]) if fweights is None else np.asarray(fweights).astype(np.float64)
+    a = np.ones(X.shape[1]) if aweights is None else np.asarray(aweights).astype(np.float64)
+    w = f * a
+    w_sum = np.sum(w)
+    X = X - np.sum(X * w, axis=1, keepdims=True) / w_sum
+    if ddof == 0:
+        fact = w_sum
+    elif aweights is None:
+        fact = w_sum - ddof
+    else:
+        fact = w_sum - ddof * np.sum(w * a) / w_sum
+    return np.dot(X * w, np.swapaxes(X, 0, 1)) / fact
 
 
 @composite(np.corrcoef)

@@ -197,3 +197,29 @@ def test_flattened_sort_and_a_kept_whole_array_quantile(backend):
     a = (R.permutation(12) * 0.3).reshape(3, 4)
     check_grads(sorted_flat, (a, R.normal(size=12)), backend=backend)
     check_grads(quantile_kept, (a, R.normal(size=(1, 1))), backend=backend)
+
+
+def cov_counted(m):
+    return np.sum(np.sin(np.cov(m, fweights=[1, 2, 1, 3, 1])))
+
+
+def cov_weighted(m, a):
+    return np.sum(np.sin(np.cov(m, aweights=a))) + np.sum(np.cov(m, m[::-1] * 0.5, aweights=a, bias=True))
+
+
+def cov_both_by_columns(m, a):
+    return np.sum(np.sin(np.cov(m, rowvar=False, fweights=np.array([1, 2, 3]), aweights=a, ddof=0)))
+
+
+def cov_float_counts(m):
+    return np.sum(np.cov(m, fweights=[1.0, 2.0, 1.0, 3.0, 1.0]))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cov_weights(backend):
+    m = R.normal(size=(3, 5))
+    check_grads(cov_counted, (m,), backend=backend)
+    check_grads(cov_weighted, (m, R.uniform(0.5, 2.0, 5)), backend=backend)
+    check_grads(cov_both_by_columns, (m, R.uniform(0.5, 2.0, 3)), backend=backend)
+    with pytest.raises(SstadError, match=r"(?s)test_call_forms.py:\d+:.*fweights must be integer"):
+        sstad.jit(cov_float_counts, backend=backend)(m)

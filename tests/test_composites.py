@@ -329,7 +329,7 @@ ERRORS = [
     ("np.interp(x, xp, fp, period=1.0)", [V, V, V], UnsupportedSyntaxError, "period= is not supported"),
     ("np.nan_to_num(a, copy=False)", [M], UnsupportedSyntaxError, "copy=False (in place) is not supported"),
     ("np.deg2rad(a, a)", [M], UnsupportedSyntaxError, "np.deg2rad: out= is not supported"),
-    ("np.cov(m, aweights=w)", [M, (4,)], UnsupportedSyntaxError, "aweights= are not supported"),
+    ("np.cov(m, fweights=w)", [M, (4,)], SstadTypeError, "fweights must be integer"),
     ("np.cov(m)", [T], SstadTypeError, "at most 2 dimensions"),
     ("np.linspace(s, t, 5, dtype=np.int64)", [(), ()], UnsupportedSyntaxError, "only float dtypes"),
     ("np.array_split(a, 0)", [V], SstadTypeError, "number of sections must be larger than 0"),
