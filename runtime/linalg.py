@@ -15,8 +15,8 @@ from sstad.runtime import abstract as A
 from sstad.runtime import linalg_numba as L
 from sstad.runtime.broadcast import unbroadcast
 from sstad.runtime.composites import composite
-from sstad.runtime.primitive import (Slot, defvjp, emit_call, fill, literal, lookup, nondiff, numpy_primitive,
-                                     text_of)
+from sstad.runtime.primitive import (Slot, defvjp, emit_call, fill, literal, lookup, lowering, nondiff,
+                                     numpy_primitive, text_of)
 
 
 def _stacked(matrix_call, stack_call, core_params=()):
@@ -234,6 +234,21 @@ def _multi_dot(arrays, *, out=None):
 
 numpy_primitive("linalg.matrix_rank", np.linalg.matrix_rank)
 nondiff("linalg.matrix_rank")
+
+
+@lowering("numba", "linalg.matrix_rank")
+def _matrix_rank_numba(args, params, avals):
+    """Numba's np.linalg.matrix_rank takes ``tol`` only: ``hermitian=False`` is its way
+    anyway, and ``rtol`` is ``tol`` relative to the largest singular value (the 2-norm)."""
+    (a, *rest), kw = params["layout"]
+    given = dict(zip(("tol", "hermitian"), rest), **kw)
+    tol, rtol = given.get("tol"), given.get("rtol")
+    if given.get("hermitian", False) is not False or avals[a].ndim != 2:
+        return emit_call("np.linalg.matrix_rank")(args, params, avals)
+    matrix = text_of(a, args)
+    if tol is None and rtol is not None:
+        return f"np.linalg.matrix_rank({matrix}, {text_of(rtol, args)} * np.linalg.norm({matrix}, 2))"
+    return f"np.linalg.matrix_rank({matrix}{'' if tol is None else ', ' + text_of(tol, args)})"
 
 
 # --- helpers of the rules (inlined like user code) ---------------------------------------
