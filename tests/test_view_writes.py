@@ -5,6 +5,8 @@ import pytest
 
 import sstad
 import view_write_cases as vc
+from refusals import refused_at
+from sstad.errors import AliasingError
 from sstad.testing import check_grads
 
 X6 = np.linspace(0.5, 1.5, 6)
@@ -22,6 +24,7 @@ CASES = {
     "z = y[::2] if c else y[1:]; z[0] *= 3 (then)": (vc.one_of_two_slices, (X6,)),
     "z = y[::2] if c else y[1:]; z[0] *= 3 (else)": (vc.one_of_two_slices, (-X6,)),
     "r = A[i] if c else A[j]; r[1] = ...": (vc.one_of_two_rows, (A34, 0, 2)),
+    "r = A[1].reshape(2, 2); r[0, 1] = ...": (vc.reshape_of_a_row, (A34,)),
 }
 
 
@@ -37,3 +40,11 @@ def test_write_through_a_view(name, backend):
     fn, args = CASES[name]
     np.testing.assert_allclose(sstad.jit(fn, backend=backend)(*args), fn(*args), rtol=1e-13)
     check_grads(fn, args, backend=backend)
+
+
+@pytest.mark.parametrize("fn", [vc.reshape_of_a_transpose, vc.reshape_in_fortran_order], ids=lambda f: f.__name__)
+def test_write_into_a_reshape_numpy_may_copy_is_refused(fn):
+    """NumPy's reshape of a transposed (or order='F') array is a copy: a write into it does
+    not reach the original.  sstad does not follow strides, so it refuses the write at its
+    line instead of writing into the original (a silently wrong value before)."""
+    refused_at(fn, (A34,), r"writing into the reshape of a view", "# ERR reshape of a view", error=AliasingError)

@@ -76,3 +76,25 @@ def one_of_two_rows(A, i, j):
     r = A[i] if np.sum(A) > 0.0 else A[j]
     r[1] = r[0] * 5.0
     return A
+
+
+def reshape_of_a_row(A):
+    """A row is one block of memory: NumPy's reshape of it is a view, and the write reaches A."""
+    B = A * 1.0
+    r = B[1].reshape(2, 2)
+    r[0, 1] = r[1, 0] * 3.0
+    return np.sum(B * B)
+
+
+def reshape_of_a_transpose(A):
+    B = A * 1.0
+    flat = np.reshape(B.T, (12,))
+    flat[1] = 100.0                      # ERR reshape of a view
+    return np.sum(B * B) + np.sum(flat)
+
+
+def reshape_in_fortran_order(A):
+    B = A * 1.0
+    C = np.reshape(B, (4, 3), order="F")
+    C[0, 1] = 100.0                      # ERR reshape of a view
+    return np.sum(B * B) + np.sum(C)

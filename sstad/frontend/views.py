@@ -64,6 +64,13 @@ class ViewWrites:
         if name == "broadcast_to":
             raise self.error(AliasingError, "writing into np.broadcast_to's result (NumPy makes it read-only)",
                              node, "make it a copy first")
+        if name in ("reshape", "ravel") and not self.one_block(origin.args[0]):
+            # NumPy's reshape of a view is a copy where the view's memory is not one block
+            # (a transpose, a column slice, order='F'): whether the write reaches the
+            # original array depends on strides sstad does not follow
+            raise self.error(AliasingError, f"writing into the {name} of a view (NumPy copies it where the view's "
+                             "elements are not contiguous, and the write then does not reach the original)", node,
+                             "make it a copy first (`b = np.reshape(...).copy()`), or write into the original")
         content = self.copy_of(view, view.hint)
         self.store_subscript(content, index, value, node)
         content = self.current(content)
@@ -72,6 +79,15 @@ class ViewWrites:
             self.store_subscript(base, _index_of(origin), content, node)
             return
         self.store_subscript(base, everything(base), self.undo_view(origin, content, node), node)
+
+    def one_block(self, a):
+        """Is ``a`` an array sstad made, or an item of one taken by integers (a row):
+        memory NumPy reshapes without a copy?"""
+        origin = self.view_origin.get(a)
+        if origin is None:
+            return True
+        index = origin.params.get("index") if origin.prim.name == "getitem" else None
+        return index is not None and all(isinstance(i, int) for i in index) and self.one_block(origin.args[0])
 
     def undo_view(self, origin, content, node):
         """``content`` laid out as the base of the view that ``origin`` made."""
