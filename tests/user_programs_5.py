@@ -13,16 +13,9 @@ the derivatives against central finite differences, on both backends.  Each ``ma
 takes a Generator."""
 import numpy as np
 
-PROGRAMS = []
+from program_registry import registry
 
-
-def program(make_args, modes=("fwd", "rev")):
-    """Register ``fn`` with its arguments; ``modes`` leaves out a mode the test file records
-    as a known defect."""
-    def register(fn):
-        PROGRAMS.append((fn, make_args, modes))
-        return fn
-    return register
+PROGRAMS, program = registry()
 
 
 # --- state estimation: an extended Kalman filter tracking a pendulum, the log-likelihood of

@@ -19,16 +19,9 @@ takes a Generator."""
 import numpy as np
 from scipy.special import logsumexp
 
-PROGRAMS = []
+from program_registry import registry
 
-
-def program(make_args, modes=("fwd", "rev")):
-    """Register ``fn`` with its arguments; ``modes`` leaves out a mode the test file records
-    as a known defect."""
-    def register(fn):
-        PROGRAMS.append((fn, make_args, modes))
-        return fn
-    return register
+PROGRAMS, program = registry()
 
 
 # --- ODEs: Runge-Kutta-Fehlberg 4(5) with step rejection on the Lorenz system, the final
