@@ -876,8 +876,8 @@ def _describe_value(value):
     value = _literal(value)
     if isinstance(value, type):                  # dtype=np.float64, dtype=float
         return value.__name__ if value.__module__ == "builtins" else f"np.{value.__name__}"
-    if isinstance(value, np.dtype):
-        return f"np.dtype({value.name!r})"
+    if isinstance(value, np.dtype):              # (the frontend reads dtype=np.float32 as a dtype)
+        return f"np.{value.name}" if getattr(np, value.name, None) is value.type else f"np.dtype({value.name!r})"
     return repr(value) if isinstance(value, (bool, int, float, str, tuple, type(None))) else "<a run-time value>"
 
 
