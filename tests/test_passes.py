@@ -92,3 +92,13 @@ def test_a_pass_runs_only_in_the_phases_it_declares():
 
 def pass_cases_phase(x):
     return np.sum(np.sin(x))
+
+
+def test_passes_run_in_the_pipeline_order_whatever_imports_them_first():
+    """A pass module importing another (loop_fusion uses dce) registered that pass early,
+    and dce then ran before cse: repeated applications were merged but never dropped."""
+    import subprocess
+    import sys
+    code = ("import sstad.passes.loop_fusion; from sstad.passes import PASSES, PIPELINE; "
+            "assert list(PASSES) == list(PIPELINE), list(PASSES)")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -56,4 +56,11 @@ def run_passes(module, until=None, phase="backend"):
     return module
 
 
-from sstad.passes import simplify, broadcasts, shape_speculation, restores, cse, dce, copies, hoist_lists, overlap, slice_adjoints  # noqa: E402,F401  (registers, in pipeline order)
+PIPELINE = ("simplify", "broadcasts", "shape_speculation", "restores", "cse", "dce", "copies", "hoist_lists",
+            "overlap", "slice_adjoints")
+
+from sstad.passes import simplify, broadcasts, shape_speculation, restores, cse, dce, copies, hoist_lists, overlap, slice_adjoints  # noqa: E402,F401  (registers)
+
+# the pipeline's order, whatever order the modules were first imported in (one pass's
+# module may import another's)
+PASSES.update({name: PASSES.pop(name) for name in PIPELINE})
