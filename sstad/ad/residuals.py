@@ -37,11 +37,6 @@ def check_policy(policy):
     return policy
 
 
-def superlinear(stmt):
-    """Does remaking this value cost more than reading it back from memory?"""
-    return getattr(getattr(stmt, "prim", None), "superlinear", False)
-
-
 class LoopStore:
     """The forward loop of one original loop, and the tapes of its stored residuals."""
 
@@ -219,7 +214,7 @@ def _products_behind(fwd, residuals, chosen, image, record):
         if v in seen or v not in made:
             continue
         seen.add(v)
-        if superlinear(made[v]) and v in image and record.storable(image[v], "store"):
+        if made[v].prim.superlinear and v in image and record.storable(image[v], "store"):
             found.add(v)
         else:
             todo.extend(a for a in made[v].args if isinstance(a, ir.Var))
