@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sstad.errors import SstadTypeError
+from sstad.errors import AliasingError, SstadTypeError
 from sstad.frontend.pytree import StaticList, flatten, is_atom, same_static, same_treedef, unflatten
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
@@ -88,6 +88,8 @@ class Builder:
             except (TypeError, ValueError, IndexError, np.linalg.LinAlgError) as exc:
                 shown = ", ".join(map(str, avals))
                 raise self.error(SstadTypeError, f"{prim_name}({shown}): {exc}") from None
+        if prim.mutates:
+            self.before_write(args)
         out = ir.Var(hint, out_type)
         self.stmts.append(ir.Apply([out], prim, list(args), params, self.loc))
         if prim.mutates:
@@ -95,6 +97,9 @@ class Builder:
             self.rebind(args[0], out)
             self.after_write(args[0], out)
         return out
+
+    def before_write(self, args):
+        """A hook: ``args[0]`` is about to be written in place (``args`` of the write)."""
 
     def after_write(self, old, new):
         """A hook: ``old`` was written in place and is now ``new``."""
@@ -378,6 +383,27 @@ class Builder:
         return next((k for k in carry if k != key and k in start_state and k not in unshared
                      and state0.get(k) is init and carry[k] == carry[key] and start_state[k] is not init), None)
 
+    def refuse_write_while_shared(self, parted, aliases, start_state, stmts):
+        """Names that share one array when the loop starts and part in its body (``z = y``,
+        then ``z[0] = ...; z = z * 2.0`` in the body) are carried apart; a write into the
+        array in the body would reach the other name at run time in the first round
+        only (shared memory), which the dataflow cannot say: refused at the write."""
+        def shown(key):
+            return f"`{key[1]}`" if key[1] in self.scopes[key[0]].local_names else "the array the `for` loop iterates"
+        for key in sorted(parted):
+            first = aliases[key]
+            users = [k for k in (key, first) if k[1] in self.scopes[k[0]].local_names]
+            write = _first_write_into(stmts, {start_state[first]})
+            if not users or write is None:       # a derivative's sweep owns its arrays
+                continue
+            copy = f"make `{key[1]}` a copy before the loop (`{key[1]} = {first[1]}.copy()`) if the two are " \
+                "separate arrays, or " if len(users) == 2 else ""
+            raise AliasingError(
+                f"writing in place into one array held by {shown(key)} and by {shown(first)} when this loop "
+                "starts, in a loop that rebinds one of them: the write reaches the other in the first round "
+                "only (shared memory), which sstad cannot follow", write.loc,
+                copy + f"give the array made in the loop a name of its own instead of rebinding `{users[0][1]}`")
+
     def loop(self, body_thunk, cond_thunk=None, bounds=None, index_hint="i"):
         """Lower a ``while`` (``cond_thunk``) or a ``for`` over ``bounds`` = (start, stop, step).
 
@@ -429,6 +455,8 @@ class Builder:
                     continue
                 parted = {key for key, first in aliases.items() if end_state.get(key) is not end_state.get(first)}
                 if parted:               # one name was rebound to another array in the body
+                    self.refuse_write_while_shared(parted, aliases, start_state,
+                                                   body_stmts + (cond_stmts if cond_thunk is not None else []))
                     unshared |= parted
                     continue
                 new_carry = {}
@@ -486,6 +514,26 @@ class Builder:
         self.stmts.append(stmt)
         self.rederive(derived, after, [k for k in derived if derived[k][0] in carry and k not in carry])
         self.set_state(after)
+
+
+def _first_write_into(stmts, arrays):
+    """The first statement in ``stmts`` (or a block inside) writing in place into one of
+    ``arrays`` (a set of atoms), or a loop parameter it starts, else None."""
+    for stmt in stmts:
+        if isinstance(stmt, ir.Apply) and stmt.prim.mutates and stmt.args and stmt.args[0] in arrays:
+            return stmt
+        blocks = []
+        if isinstance(stmt, ir.If):
+            blocks, inner = [stmt.then, stmt.orelse], arrays
+        elif isinstance(stmt, (ir.For, ir.While)):
+            params = stmt.body.params[1:] if isinstance(stmt, ir.For) else stmt.body.params
+            inner = arrays | {p for p, init in zip(params, stmt.inits) if init in arrays}
+            blocks = [stmt.body] + ([stmt.cond] if isinstance(stmt, ir.While) else [])
+        for block in blocks:
+            found = _first_write_into(block.stmts, inner)
+            if found is not None:
+                return found
+    return None
 
 
 def _leaves(*values):

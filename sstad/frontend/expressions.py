@@ -416,6 +416,11 @@ class ExpressionLowering:
         if isinstance(base.type, A.Array) and isinstance(out.type, A.Array) and all(
                 isinstance(i, (slice, type(None))) or (is_atom(i) and isinstance(i.type, A.Scalar)) for i in index):
             self.view(out, base)          # (an item of a list is the item, not a view of the list)
+        elif isinstance(base.type, A.ListOf) and isinstance(out.type, A.Array):
+            self.unfollowable(out, "an array read from a run-time list (the list holds it by reference: other "
+                              "names may share its memory, which sstad cannot follow)",
+                              "write into the array it came from (`X[i] *= 2.0`), or keep the arrays in a list "
+                              "literal (`[a, b]`, writes through its items are followed) or in one array")
         return out
 
     def select_item(self, items, index, node):

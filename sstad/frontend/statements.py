@@ -143,22 +143,35 @@ class StatementLowering:
         if isinstance(target, gast.Name):
             current = self.lookup(target.id, target)
             rhs = self.expr(node.value)
-            if is_atom(current) and isinstance(current.type, A.Array) and op in self.INPLACE:
-                if current in self.views:                 # a write into its base
-                    new = self.binop(op, current, rhs, node)
-                    return self.write_view(current, everything(current), new, node)
-                self.apply("iop." + op, [current, self.atom(rhs, node.value)], hint=target.id)
-                return                                # in place: aliases see the change
+            if self.updates_in_place(current, op):
+                return self.update_in_place(op, current, rhs, node, target.id)
             self.assign(target, self.binop(op, current, rhs, node))
         elif isinstance(target, gast.Subscript):
             base = self.expr(target.value)
             index = self.index_of(target.slice)
             current = self.subscript(base, index, target)
-            self.store_subscript(base, index, self.binop(op, current, self.expr(node.value), node),
-                                 target)
+            rhs = self.expr(node.value)
+            if (not is_atom(base) or not isinstance(base.type, A.Array)) and self.updates_in_place(current, op):
+                # an array held by a list or dict (`rows[0] *= 2.0`): updated in place, as
+                # Python does, so every other name for it sees the change too
+                self.update_in_place(op, current, rhs, node, "x")
+                base = self.expr(target.value)
+                return self.store_subscript(base, index, self.subscript(base, index, target), target)
+            self.store_subscript(base, index, self.binop(op, current, rhs, node), target)
         else:
             raise self.error(UnsupportedSyntaxError, "only names and subscripts can be augmented",
                              node, "write `x = x + v` with a local name")
+
+    def updates_in_place(self, current, op):
+        """Does ``current op= v`` write into ``current`` (an array) rather than rebind?"""
+        return is_atom(current) and isinstance(current.type, A.Array) and op in self.INPLACE
+
+    def update_in_place(self, op, current, rhs, node, hint):
+        """``current op= rhs`` into the array's memory: every alias sees the change."""
+        if current in self.views:                 # a write into its base
+            new = self.binop(op, current, rhs, node)
+            return self.write_view(current, everything(current), new, node)
+        self.apply("iop." + op, [current, self.atom(rhs, node.value)], hint=hint)
 
     def stmt_Global(self, node):
         self.scope.declared_global.update(node.names)
@@ -304,11 +317,14 @@ class StatementLowering:
         """Loop ``target`` over an iteration space (static items, or a counted range)."""
         hint = target.id if isinstance(target, gast.Name) else "i"
         if isinstance(iterable, tuple):                 # static: unroll
+            item = self.held_items(iterable)
+
             def run():
                 self.run_sequence([
-                    self._iteration(lambda v=v: self.assign(target, v), run_body)
-                    for v in iterable])
-            return self._loop_frame(run)
+                    self._iteration(lambda k=k: self.assign(target, item(k)), run_body)
+                    for k in range(len(iterable))])
+            self._loop_frame(run)
+            return self.scope.env.pop(item.name, None)
         start, stop, step, element = iterable.start, iterable.stop, iterable.step, iterable.element
         if not exits:
             def run():
@@ -368,6 +384,19 @@ class StatementLowering:
         self.held_iterables.append(name)
         return lambda: scope.env[name]
 
+    def held_items(self, items):
+        """A function giving the ``k``-th of the static items a loop is unrolled over, as it is
+        now: the items sit in the state under a hidden name, so a write through one
+        (``for r in [X[0], X[1]]: r *= 3.0``) reaches the views of X among the others."""
+        scope = self.scope
+        name = f"%items{sum(k.startswith('%items') for k in scope.env)}"
+        scope.env[name] = tuple(items)
+
+        def item(k):
+            return scope.env[name][k]
+        item.name = name
+        return item
+
     def iteration_space(self, value, node):
         """A tuple of static items (unrolled), or a :class:`Counted` run-time space."""
         if isinstance(value, (tuple, StaticList)):
@@ -393,8 +422,8 @@ class StatementLowering:
             spaces = [self.iteration_space(v, node) for v in value.items]
             if all(isinstance(s, tuple) for s in spaces):
                 return tuple(zip(*spaces))
-            spaces = [self.iteration_space(self.call_numpy("array", [StaticList(s)], {}, node), node)
-                      if isinstance(s, tuple) and all(is_atom(v) for v in s) else s for s in spaces]
+            spaces = [self.stacked_space(s, node) if isinstance(s, tuple) and all(is_atom(v) for v in s) else s
+                      for s in spaces]
             if any(isinstance(s, tuple) for s in spaces) or not all(
                     ir.is_scalar_const(s.start, 0) and ir.is_scalar_const(s.step, 1) for s in spaces):
                 raise self.error(UnsupportedSyntaxError, "zip of these iterables is not supported", node,
@@ -405,6 +434,19 @@ class StatementLowering:
             return Counted(ir.Const(0), stop, ir.Const(1), lambda i: tuple(s.element(i) for s in spaces))
         raise self.error(UnsupportedSyntaxError, f"cannot iterate over {self.describe(value)}", node,
                          "iterate over range(...), an array, a list, enumerate(...) or zip(...)")
+
+    def stacked_space(self, items, node):
+        """The static ``items`` zipped with a run-time sequence, iterated as one new array
+        stacked from them: arrays among them are copies there, so writes through them
+        (which Python makes into the original arrays) are refused."""
+        space = self.iteration_space(self.call_numpy("array", [StaticList(items)], {}, node), node)
+        if not any(isinstance(v.type, A.Array) for v in items):
+            return space
+        return Counted(space.start, space.stop, space.step, lambda i: self.unfollowable(
+            space.element(i), "an array from a list literal zipped with a run-time sequence (sstad stacks "
+            "the literal's arrays into one new array: a write would not reach the originals)",
+            "enumerate the literal and index the other (`for k, r in enumerate(rows): r *= w[k]`), "
+            "or zip two literals"))
 
     # --- targets -----------------------------------------------------------------
     def assign(self, target, value):

@@ -12,6 +12,7 @@ needs nothing new, since only ordinary writes into the base remain.  A view chos
 from sstad.errors import AliasingError
 from sstad.frontend.pytree import flatten, is_atom
 from sstad.ir import nodes as ir
+from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot
 
 
@@ -52,8 +53,39 @@ class ViewWrites:
         fresh[view] = made
         return made
 
+    def unfollowable(self, array, what, hint):
+        """``array`` may share memory with arrays sstad cannot name (an item of a run-time
+        list): a write through it is refused, saying ``what`` it is and ``hint``."""
+        self.views.add(array)
+        self.unfollowed[array] = (what, hint)
+        return array
+
+    def before_write(self, args):
+        """An array put into a run-time list is held there by reference, as in Python:
+        remember its memory; a later in-place write into that memory would change the
+        list's item too, which the dataflow cannot say, so it is refused."""
+        target = args[0]
+        if isinstance(target.type, A.ListOf):
+            if len(args) > 1 and is_atom(args[1]) and isinstance(args[1].type, A.Array):
+                self.listed.add(self.storage_of(args[1]))
+            return
+        if target in self.listed:
+            raise self.error(AliasingError, f"writing in place into `{target.hint.strip('%')}` (or a view of it) "
+                             "after it was put into a run-time list: the list holds the same memory, and sstad "
+                             "cannot follow the write into the list's item",
+                             hint="append a copy (`items.append(x.copy())`), or finish writing before "
+                             "appending it")
+
+    def storage_of(self, array):
+        """The array whose memory ``array`` (a view of a view of ...) shares."""
+        origin = self.view_origin.get(array)
+        return array if origin is None else self.storage_of(origin.args[0])
+
     def write_view(self, view, index, value, node):
         """``view[index] = value`` where ``view`` shares memory with a base array."""
+        if view in self.unfollowed:
+            what, hint = self.unfollowed[view]
+            raise self.error(AliasingError, f"writing into {what}", node, hint)
         origin = self.view_origin.get(view)
         if origin is None:
             raise self.error(
