@@ -152,3 +152,27 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     else:
         d = np.moveaxis(np.diff(x, axis=axis), axis, -1)
     return np.sum(d * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1)
+
+
+def extremum(a, largest, axis=None, keepdims=False, initial=None, where=None, out=None):
+    """``np.max`` (``largest``) or ``np.min`` with ``initial=`` and ``where=``, as NumPy
+    defines them: the extremum of ``initial`` and of the entries ``where`` selects along
+    ``axis`` (None or a tuple); ``initial`` alone where a slice is empty.  ``initial`` is
+    already of ``a``'s dtype.  (Not a registered composite: the compiler calls it for these keywords.)"""
+    if out is not None:
+        raise NotImplementedError("out= is not supported; use the returned array")
+    if initial is None:
+        raise ValueError(f"reduction operation '{'maximum' if largest else 'minimum'}' does not have an identity, so to use a where "
+                         "mask one has to specify 'initial'")
+    if where is not None:
+        a = np.where(where, a, initial)
+    count = np.size(a)
+    if axis is not None:
+        count = 1
+        for k in axis:
+            count = count * a.shape[k]
+    if count == 0:
+        return np.zeros_like(np.sum(a, axis=axis, keepdims=keepdims)) + initial
+    if largest:
+        return np.maximum(np.max(a, axis=axis, keepdims=keepdims), initial)
+    return np.minimum(np.min(a, axis=axis, keepdims=keepdims), initial)

@@ -23,6 +23,7 @@ from sstad.runtime.containers import list_of
 from sstad.runtime.einsum import from_sublists, without_ellipsis
 from sstad.custom import CustomFunction, Remat
 from sstad.runtime.composites import definition_of, name_of
+from sstad.runtime.composites_stats import extremum
 from sstad.runtime.extern import describe, extern_name
 from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot, bind, default_of, is_default, lookup, parameters, shown_name
 from sstad.runtime.index import index_add
@@ -31,6 +32,7 @@ from sstad.runtime.reduce import REDUCTIONS, SCANS
 ARRAY_METHODS = set(REDUCTIONS + SCANS) | {"reshape", "copy", "dot", "transpose", "ravel",
                                            "squeeze", "swapaxes", "clip", "round", "repeat",
                                            "trace", "diagonal", "take", "argsort"}
+EXTREMA = ("max", "min", "amax", "amin")
 SCALAR_TYPES = {float: np.float64, int: np.int64, bool: np.bool_}
 
 
@@ -78,15 +80,7 @@ class CallLowering:
             return self.call_transform(func, args, kwargs, node)
         definition = definition_of(func)
         if definition is not None:
-            pinned = self.pinned_loc
-            if pinned is None and self.loc is not None and not inside_sstad(self.loc.file):
-                self.pinned_loc = self.loc
-            try:
-                shown = name_of(func)
-                with at_users_line(self.loc, f"sstad's definition of `{shown}`"):
-                    return self.call_user(definition, args, kwargs, node, name=shown)
-            finally:
-                self.pinned_loc = pinned
+            return self.call_definition(definition, name_of(func), args, kwargs, node)
         name = NUMPY_FUNCTIONS.get(id(func))
         if name == "where" and len(args) == 1 and not kwargs:
             return self.call(np.nonzero, args, kwargs, node)       # np.where(cond) is np.nonzero(cond)
@@ -339,6 +333,18 @@ class CallLowering:
                     raise self.error(SstadTypeError, f"{name}() is missing the argument `{p}`", node)
                 env[p] = defaults[p]
         return env
+
+    def call_definition(self, definition, shown, args, kwargs, node):
+        """Inline sstad's own definition (a composite) of the function the user calls as
+        ``shown``: its compile-time refusals name the user's line."""
+        pinned = self.pinned_loc
+        if pinned is None and self.loc is not None and not inside_sstad(self.loc.file):
+            self.pinned_loc = self.loc
+        try:
+            with at_users_line(self.loc, f"sstad's definition of `{shown}`"):
+                return self.call_user(definition, args, kwargs, node, name=shown)
+        finally:
+            self.pinned_loc = pinned
 
     def call_user(self, fn, args, kwargs, node, name=None):
         """Inline ``fn``; ``name`` is how errors in binding its arguments name it."""
@@ -617,6 +623,8 @@ class CallLowering:
         x = self.atom(as_array(self, bound.pop("a", None), node), node)
         if x.type is A.UNKNOWN:       # an item of a list still empty in a loop's first round
             return self.apply(name, [x], {"axis": None})
+        if name in EXTREMA and (given(bound.get("initial")) is not None or given(bound.get("where")) is not None):
+            return self.bounded_extremum(name, x, bound, node)
         axis, keepdims = bound.pop("axis", None), bound.pop("keepdims", FALSE)
         keepdims = FALSE if keepdims is np._NoValue else keepdims
         dtype = bound.pop("dtype", None)
@@ -661,6 +669,22 @@ class CallLowering:
         if keepdims.value:
             params["keepdims"] = True
         return self.apply(name, [x], params)
+
+    def bounded_extremum(self, name, x, bound, node):
+        """``np.max(a, initial=v, where=m)`` (and min, amax, amin, the methods): NumPy's
+        extremum of ``v`` and the entries ``m`` selects, ``v`` cast to ``a``'s dtype."""
+        initial, where = (given(bound.get(k)) for k in ("initial", "where"))
+        if initial is not None:
+            initial = self.atom(initial, node)
+            if not isinstance(initial.type, A.Scalar):
+                raise self.error(SstadTypeError, f"np.{name}: `initial=` must be a number, not "
+                                 f"{self.describe(initial)}", node)
+            initial = self.convert_scalar(x.type.dtype.type, [initial], node)
+        axis = bound.get("axis")
+        axis = (axis,) if isinstance(axis, ir.Const) and axis.value is not None else axis
+        kwargs = {"axis": axis, "keepdims": given(bound.get("keepdims")) or FALSE,
+                  "initial": initial, "where": where, "out": given(bound.get("out"))}
+        return self.call_definition(extremum, f"np.{name}", [x, ir.Const(name in ("max", "amax"))], kwargs, node)
 
     def astype_to(self, x, dtype, what, node, floats_only=False):
         """``x`` cast to a compile-time ``dtype`` (a reduction's ``dtype=``: NumPy reduces
@@ -741,6 +765,8 @@ class CallLowering:
                 return self.copy_of(obj, obj.hint)
             if name == "item" and not args:
                 return self.python_number(self.only_element(obj, node), node)
+            if name == "fill":
+                return self.fill(obj, args, kwargs, node)
             if name in ("transpose", "reshape") and args:      # a.reshape(4, 3) is a.reshape((4, 3))
                 args = [tuple(args)] if len(args) > 1 else args
             if name == "flatten":                                   # a copy of the ravel, in its order
@@ -753,6 +779,19 @@ class CallLowering:
                 return self.call_numpy(name, [obj] + list(args), kwargs, node)
         raise self.error(UnsupportedSyntaxError, f"method `.{name}` of {self.describe(obj)} is not supported",
                          node, "see docs/subset.md for the supported methods")
+
+    def fill(self, a, args, kwargs, node):
+        """``a.fill(value)``: ``a[...] = value`` (in place, through views; the derivative
+        reaches ``value`` and no longer ``a``'s old entries).  Returns None, as NumPy does."""
+        value = args[0] if len(args) == 1 and not kwargs else kwargs.get("value") if not args else None
+        if value is None or len(args) + len(kwargs) != 1:
+            raise self.error(SstadTypeError, "fill() takes exactly one argument, the value", node)
+        if not (is_atom(value) and isinstance(value.type, A.Scalar)):
+            raise self.error(SstadTypeError, f"fill() takes a number, not {self.describe(value)}", node,
+                             "to copy an array in, write `a[...] = b`")
+        value = self.convert_scalar(a.type.dtype.type, [value], node)       # NumPy casts, as a.astype would
+        self.store_subscript(a, (slice(None),) * a.type.ndim, value, node)   # not x[...]: Numba cannot read it
+        return None
 
     def list_append(self, lst, value, node):
         value = self.atom(value, node)
@@ -889,6 +928,12 @@ def _sum(self, args, kwargs, node):
     else:
         total = self.apply("builtin.sum", [x])
     return total if start is None else self.binop("add", start, total, node)
+
+
+def given(value):
+    """A keyword argument as passed, or None where it was left out (NumPy's ``_NoValue``)."""
+    plain = value.value if isinstance(value, ir.Const) else value
+    return None if plain is None or plain is np._NoValue else value
 
 
 def as_array(self, value, node):
