@@ -3,6 +3,8 @@
 Each is plain NumPy (what the python backend runs) with a Numba overload of the same
 function (what compiled code runs), so one emitted text serves both backends.
 """
+import builtins
+
 import numpy as np
 from numba import njit
 from numba.extending import overload, register_jitable
@@ -33,6 +35,32 @@ def refuse_unless(condition, message, file, line, col):
     if not condition:
         raise REFUSAL(message, file, line, col)
     return True
+
+
+def _raising(kind):
+    """``check`` that raises ``kind`` (Numba raises only a class it knows when compiling)."""
+    def check_kind(condition, message):
+        if not condition:
+            raise kind(message)
+        return True
+    check_kind.__name__ = check_kind.__qualname__ = "check_" + kind.__name__
+    return register_jitable(check_kind)
+
+
+def _takes_a_message(kind):
+    try:
+        kind("")
+    except TypeError:                  # UnicodeDecodeError & co. need more than a message
+        return False
+    return True
+
+
+# The exceptions a compiled ``raise E("...")`` may raise: Python's own, as rt.check_E
+RAISABLE = {name: kind for name, kind in vars(builtins).items()
+            if isinstance(kind, type) and issubclass(kind, Exception) and _takes_a_message(kind)}
+for _name, _kind in RAISABLE.items():
+    globals()["check_" + _name] = _raising(_kind)
+__all__ += ["check_" + name for name in RAISABLE]
 
 
 @njit
@@ -221,13 +249,19 @@ from sstad.runtime import abstract as A  # noqa: E402
 from sstad.runtime.primitive import Primitive, declare, literal  # noqa: E402
 
 def _assert_emit(args, params, avals):
+    if "error" in params:
+        return f"rt.check_{params['error']}({args[0]}, {literal(params['message'])})"
     if "at" in params:
         file, line, col = params["at"]
         return f"rt.refuse_unless({args[0]}, {literal(params['message'])}, {file!r}, {line}, {col})"
     return f"rt.check({args[0]}, {literal(params['message'])})"
 
 
-def _assert(condition, message, at=None):
+def _assert(condition, message, at=None, error=None):
+    """``message`` and, where it is sstad's own check, the user's line ``at``; ``error``
+    names the exception of a user's ``raise`` (one of RAISABLE's)."""
+    if error is not None:
+        return globals()["check_" + error](condition, message)
     return check(condition, message) if at is None else refuse_unless(condition, message, *at)
 
 

@@ -16,7 +16,7 @@ from sstad.frontend.objects import call_handler as object_call
 from sstad.frontend.pytree import PytreeObject, StaticList, flatten, is_atom, unflatten
 from sstad.frontend.scope import Scope, assigned_names, resolve
 from sstad.frontend.source import closure_values, function_node, is_user_function
-from sstad.frontend.values import BoundMethod, Closure, Enumerate, RangeValue, Zip
+from sstad.frontend.values import BoundMethod, Closure, Counted, Enumerate, RangeValue, Zip
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
 from sstad.runtime.containers import list_of
@@ -895,8 +895,16 @@ def _abs(self, args, kwargs, node):
 
 def _minmax(which):
     def lower(self, args, kwargs, node):
-        if kwargs:
-            raise self.error(UnsupportedSyntaxError, f"{which}() with keywords is not supported", node)
+        unknown = set(kwargs) - {"key", "default"}
+        if unknown:
+            raise self.error(SstadTypeError, f"{which}() got an unexpected keyword argument "
+                             f"'{sorted(unknown)[0]}'", node)
+        key = kwargs.get("key")
+        if "default" in kwargs and len(args) != 1:
+            raise self.error(SstadTypeError, f"Cannot specify a default for {which}() with multiple "
+                             "positional arguments", node)
+        if "default" in kwargs or key is not None and not (isinstance(key, ir.Const) and key.value is None):
+            return _best(self, which, args, key, kwargs.get("default", MISSING), node)
         if len(args) == 1:
             (seq,) = args
             if isinstance(seq, (tuple, StaticList)):
@@ -910,6 +918,50 @@ def _minmax(which):
             return ir.Const(getattr(builtins, which)(a.value for a in atoms))
         return self.apply("builtin." + which, atoms)
     return lower
+
+
+def _best(self, which, args, key, default, node):
+    """``max(items, key=f, default=d)`` (or min): the first item whose key is largest
+    (smallest), as Python picks it; ``d`` for an empty sequence, else ValueError.  Over a
+    static sequence the choice unrolls, over a run-time one (``range(n)``, an array's rows,
+    a run-time list) it is a loop; the result is the item itself, so a derivative follows it."""
+    if not args:
+        raise self.error(SstadTypeError, f"{which} expected at least 1 argument, got 0", node)
+    key_of = (lambda item: item) if key is None or isinstance(key, ir.Const) and key.value is None else (
+        lambda item: self.call(key, [item], {}, node))
+    op = gast.Gt() if which == "max" else gast.Lt()
+
+    def better(best, item):
+        """``best`` and its key, replaced by ``item`` where its key is strictly better."""
+        k = key_of(item)
+        beats = self.truth(self.compare(op, k, best[1], node), node)
+        return self.branch(beats, lambda: (item, k), lambda: best)
+    items = tuple(args) if len(args) > 1 else static_items(self, args[0], node)
+    if isinstance(items, tuple):
+        if not items:
+            if default is MISSING:
+                raise self.error(SstadTypeError, f"{which}() iterable argument is empty", node)
+            return default
+        best = (items[0], key_of(items[0]))
+        for item in items[1:]:
+            best = better(best, item)
+        return best[0]
+    if not isinstance(items.step, ir.Const):
+        raise self.error(UnsupportedSyntaxError, f"{which}() with key= or default= over a range with a "
+                         "run-time step", node, "use a range with a constant step")
+    before = gast.Lt() if items.step.value > 0 else gast.Gt()
+    nonempty = self.truth(self.compare(before, items.start, items.stop, node), node)
+
+    def choose():
+        first = items.element(items.start)
+        rest = Counted(self.atom(self.binop("add", items.start, items.step, node), node), items.stop, items.step,
+                       items.element)
+        return fold(self, rest, (first, key_of(first)), better)[0]
+    if default is not MISSING:
+        return self.branch(nonempty, choose, lambda: default)
+    self.apply("builtin.assert", [nonempty], {"message": f"{which}() iterable argument is empty",
+                                              "error": "ValueError"}, hint="checked")
+    return choose()
 
 
 def _sum(self, args, kwargs, node):
