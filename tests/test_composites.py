@@ -383,6 +383,7 @@ def test_raise_on_compile_time_values():
         sstad.jit(checks_a_mode, backend="python")(np.arange(3.0), "min")
 
 
-def test_raise_on_run_time_values_is_refused():
-    with pytest.raises(UnsupportedSyntaxError, match="depends on run-time values"):
+def test_raise_on_run_time_values_raises_at_run_time():
+    with pytest.raises(ValueError, match="positive"):
         sstad.jit(raises_on_data, backend="python")(np.ones(3))
+    assert sstad.jit(raises_on_data, backend="python")(-np.ones(3)).tolist() == [-1.0] * 3

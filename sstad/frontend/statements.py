@@ -6,6 +6,8 @@ and loop conditions test the flags.  What remains is structured control flow onl
 """
 from __future__ import annotations
 
+import ast
+import builtins
 import linecache
 import os
 
@@ -20,6 +22,7 @@ from sstad.frontend.pytree import StaticList, is_atom
 from sstad.frontend.values import Closure, Counted, Enumerate, RangeValue, Zip
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
+from sstad.runtime.helpers import RAISABLE
 
 UNSUPPORTED_STATEMENTS = {
     gast.Try: ("`try` is not supported", "handle errors outside the compiled function"),
@@ -35,8 +38,6 @@ UNSUPPORTED_STATEMENTS = {
                   "import at module level; sstad resolves module names through globals"),
     gast.ImportFrom: ("`import` inside a compiled function is not supported",
                       "import at module level; sstad resolves module names through globals"),
-    gast.Raise: ("`raise` on a path that depends on run-time values is not supported in compiled "
-                 "code", "check inputs before calling"),
 }
 
 
@@ -195,14 +196,16 @@ class StatementLowering:
         """A ``raise`` reached through compile-time values only (a branch on ranks, dtypes or
         literal parameters) is an error at compile time.  In sstad's own code (a composite
         refusing a parameter value) it is reported at the user's call; in user code, at the
-        ``raise``.  A ``raise`` that depends on run-time values cannot be compiled."""
+        ``raise``.  A user's ``raise`` on a run-time path raises when the compiled code
+        reaches it, and ends the path as a ``return`` does."""
         library = self.library_scopes()
         owner = library[0] if library else self.scopes[0]
         static = owner.entry[0] is self.stmts and (library or self.in_entry)
-        if not static and not library:
-            message, hint = UNSUPPORTED_STATEMENTS[gast.Raise]
-            raise self.error(UnsupportedSyntaxError, message, node, hint)
         kind, text = self.raised(node.exc)
+        if not static and not library:
+            self.raise_unless(FALSE, kind, text, node)
+            self.scope.env["%ret"] = TRUE
+            return
         if not static:
             raise UnsupportedSyntaxError(f"cannot check this call at compile time ({text})", owner.entry[1],
                                          "pass the parameters that check depends on as constants")
@@ -210,6 +213,14 @@ class StatementLowering:
         if library:
             raise cls(text or kind.__name__, owner.entry[1])
         raise cls(f"{kind.__name__}: {text}" if text else kind.__name__, self.loc_of(node))
+
+    def raise_unless(self, condition, kind, text, node):
+        """The compiled ``if not condition: raise kind(text)`` of a user's ``raise``."""
+        if kind.__name__ not in RAISABLE or getattr(builtins, kind.__name__) is not kind:
+            raise self.error(UnsupportedSyntaxError, f"raising `{kind.__name__}` at run time: compiled code "
+                             "raises Python's built-in exceptions only", node,
+                             "raise ValueError(...) or another built-in exception, or check before calling")
+        self.apply("builtin.assert", [condition], {"message": text, "error": kind.__name__}, hint="checked")
 
     def library_scopes(self):
         """The run of scopes, innermost last, lowering sstad's own code (composites and
@@ -241,8 +252,8 @@ class StatementLowering:
         if isinstance(node, gast.FormattedValue):
             value = self.expr(node.value)
             value = value.value if isinstance(value, ir.Const) else value
-            if is_atom(value):
-                return f"<{value.type}>"
+            if is_atom(value):            # known at run time only: the expression as written
+                return "{" + ast.unparse(gast.gast_to_ast(node.value)) + "}"
             return repr(value) if node.conversion == ord("r") else format(value)
         if isinstance(node, gast.Constant):
             return str(node.value)
@@ -257,7 +268,16 @@ class StatementLowering:
 
     def stmt_If(self, node):
         cond = self.truth(self.expr(node.test), node.test)
+        if self.only_raises(cond, node):          # a check: no branch, nothing after it guarded
+            self.at(node.body[0])
+            self.raise_unless(self.logical_not(cond), *self.raised(node.body[0].exc), node.body[0])
+            return
         self.branch(cond, lambda: self.lower_body(node.body), lambda: self.lower_body(node.orelse))
+
+    def only_raises(self, cond, node):
+        """``if <run-time test>: raise E(...)`` in user code, with no ``else``."""
+        return (not isinstance(cond, ir.Const) and not node.orelse and len(node.body) == 1
+                and isinstance(node.body[0], gast.Raise) and not self.library_scopes())
 
     # --- loops ---------------------------------------------------------------------
     def _loop_frame(self, run):

@@ -1,0 +1,105 @@
+"""Checks and prints inside a compiled or differentiated function, each refused before:
+``raise E("...")`` on a run-time path raises when taken (both backends, primal and
+derivative code) and leaves the derivatives alone when not; ``assert`` likewise."""
+import numpy as np
+import pytest
+
+import sstad
+from refusals import refused_at
+from sstad.testing import check_grads
+
+BACKENDS = ["python", pytest.param("numba", marks=pytest.mark.slow)]
+
+
+# --- raise (was: "`raise` on a path that depends on run-time values is not supported") ----
+
+def root_sum(x):
+    if np.any(x < 0):
+        raise ValueError("negative")
+    return np.sum(np.sqrt(x))
+
+
+def by_mode(x, mode):
+    if mode > 0:
+        y = np.sin(x)
+    elif mode < 0:
+        y = np.cos(x)
+    else:
+        raise KeyError("no such mode")                 # the other paths keep going
+    return np.sum(y ** 2)
+
+
+def checked_step(x):
+    return x * 2.0 if x[0] < 10.0 else fail(x)
+
+
+def fail(x):
+    raise RuntimeError(f"step {x.shape[0]} diverged")     # the message shows what it cannot format
+
+
+def until_small(x):
+    k = 0
+    while np.max(np.abs(x)) > 0.1:
+        x = x * 0.5
+        k += 1
+        if k > 50:
+            raise ArithmeticError("no convergence")
+    return np.sum(x * x) + x[0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_raise_not_taken_leaves_values_and_derivatives_alone(backend):
+    x = np.array([0.1, 0.9, 0.4])
+    check_grads(root_sum, (x,), backend=backend)
+    check_grads(by_mode, (x, 1), backend=backend)
+    check_grads(by_mode, (x, -2), backend=backend)
+    check_grads(until_small, (x,), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_raise_taken_raises_its_exception(backend):
+    x = np.array([0.1, -0.9, 0.4])
+    for f, args, kind, message in [(root_sum, (x,), ValueError, "negative"),
+                                   (by_mode, (x, 0), KeyError, "no such mode"),
+                                   (until_small, (np.array([np.inf]),), ArithmeticError, "no convergence")]:
+        forward = sstad.jit(sstad.pushforward(f), backend=backend)
+        for compiled, arguments in [(sstad.jit(f, backend=backend), args),
+                                    (sstad.jit(sstad.grad(f), backend=backend), args),
+                                    (forward, args + (np.ones_like(args[0]),) + (0,) * (len(args) - 1))]:
+            with pytest.raises(kind, match=message):
+                compiled(*arguments)
+    with pytest.raises(RuntimeError, match=r"step \{x.shape\[0\]\} diverged"):     # run-time values unformatted
+        sstad.jit(sstad.grad(lambda_free_sum), backend=backend)(np.array([11.0, 0.0, 1.0]))
+
+
+def lambda_free_sum(x):
+    return np.sum(checked_step(x))
+
+
+class BadInput(ValueError):
+    pass
+
+
+def raises_own_class(x):
+    if x[0] < 0:
+        raise BadInput("negative")                     # ERR own
+    return x[0]
+
+
+def test_a_users_exception_class_is_refused_at_its_line():
+    refused_at(raises_own_class, (np.ones(2),), r"raising `BadInput` at run time", "# ERR own")
+
+
+# --- assert (checked at run time already: here under the derivative too) ------------------
+
+def three_vector(x):
+    assert x.shape[0] == 3, "needs three entries"
+    return np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_assert_checks_in_the_compiled_derivative(backend):
+    check_grads(three_vector, (np.array([0.1, 0.9, 0.4]),), backend=backend)
+    for compiled in (sstad.jit(three_vector, backend=backend), sstad.jit(sstad.grad(three_vector), backend=backend)):
+        with pytest.raises(AssertionError, match="needs three entries"):
+            compiled(np.ones(4))
