@@ -104,6 +104,10 @@ class Builder:
     def after_write(self, old, new):
         """A hook: ``old`` was written in place and is now ``new``."""
 
+    def held_by_list(self, value):
+        """A hook: does a run-time list hold the memory of an array in ``value``?"""
+        return False
+
     def copy_of(self, atom, hint="%t"):
         """``np.copy(atom)``: an array of its own."""
         return self.apply("copy", [atom], {"layout": ((Slot(0),), {})}, hint=hint)
@@ -173,6 +177,18 @@ class Builder:
             self.stmts = saved_stmts
             self.set_state(saved_state)
 
+    def regions_apart(self, thunks, state):
+        """Each thunk's region from ``state`` (the two paths of an ``if``): the arrays one
+        path puts into run-time lists are held by them only after the join."""
+        listed = getattr(self, "listed", set())
+        before, added, sides = set(listed), set(), []
+        for thunk in thunks:
+            sides.append(self.region(thunk, state))
+            added |= listed - before
+            listed.intersection_update(before)
+        listed |= added
+        return sides
+
     # --- joins -----------------------------------------------------------------
     def join_leaves(self, key, values):
         """Flatten each path's value of ``key``; check one structure; join leaf types."""
@@ -218,7 +234,7 @@ class Builder:
         loc = self.loc
         state0 = self.get_state()
         derived = self.derived_views(state0)
-        sides = [self.region(thunk, state0) for thunk in (then_thunk, else_thunk)]
+        sides = self.regions_apart((then_thunk, else_thunk), state0)
         states = [{**s, (-1, "%value"): r} for _, s, r in sides]
         sliced = self.joinable_slices(states)
         # a name neither path rebound keeps its value: only the others are compared
@@ -340,6 +356,8 @@ class Builder:
         the joined value are refused (AliasingError) rather than lost."""
         bound = {id(leaf) for v in after.values() for leaf in _leaves(v)}
         for out, inputs in joined:
+            if self.held_by_list(tuple(inputs)):
+                self.listed.add(out)
             if isinstance(out.type, A.Array) and any(
                     is_atom(a) and (a in self.views or id(a) in bound) for a in inputs):
                 self.views.add(out)
@@ -430,6 +448,7 @@ class Builder:
             return run
         outer, pending = self.unsettled, []
         unshared = set()             # names that stopped sharing an array with another name
+        listed = set()               # names whose arrays a run-time list holds by the body's end
         try:
             for _ in range(MAX_FIXPOINT):
                 self.unsettled = pending = []
@@ -441,6 +460,8 @@ class Builder:
                         start_state[key] = start_state[first]
                         continue
                     leaves = [ir.Var(hint_of(key), t) for t in types]
+                    if key in listed:    # the next round starts from memory a list holds
+                        self.listed.update(leaves)
                     params.extend(leaves)
                     start_state[key] = unflatten(treedef, leaves)
                 index = ir.Var(index_hint, A.I64) if bounds is not None else None
@@ -458,6 +479,10 @@ class Builder:
                     self.refuse_write_while_shared(parted, aliases, start_state,
                                                    body_stmts + (cond_stmts if cond_thunk is not None else []))
                     unshared |= parted
+                    continue
+                now_listed = {key for key, end in end_state.items() if self.held_by_list(end)}
+                if now_listed - listed:  # `items.append(x[i])` in the body: x's memory is the list's
+                    listed |= now_listed
                     continue
                 new_carry = {}
                 for key in {**start_state, **end_state}:
@@ -499,6 +524,8 @@ class Builder:
             end_leaves = flatten(end_state[key])[1]
             results.extend(self.cast(a, t, body_stmts) for a, t in zip(end_leaves, types))
             new = [ir.Var(hint_of(key), t) for t in types]
+            if key in listed:
+                self.listed.update(new)
             outs.extend(new)
             after[key] = unflatten(treedef, new)
         for key, first in aliases.items():

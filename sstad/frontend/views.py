@@ -65,6 +65,8 @@ class ViewWrites:
         remember its memory; a later in-place write into that memory would change the
         list's item too, which the dataflow cannot say, so it is refused."""
         target = args[0]
+        if not self.lowering_user_code():
+            return                       # a derivative's sweep owns its tapes and arrays
         if isinstance(target.type, A.ListOf):
             if len(args) > 1 and is_atom(args[1]) and isinstance(args[1].type, A.Array):
                 self.listed.add(self.storage_of(args[1]))
@@ -75,6 +77,15 @@ class ViewWrites:
                              "cannot follow the write into the list's item",
                              hint="append a copy (`items.append(x.copy())`), or finish writing before "
                              "appending it")
+
+    def held_by_list(self, value):
+        """Does a run-time list hold the memory of an array in ``value``?"""
+        return any(is_atom(leaf) and isinstance(leaf.type, A.Array) and self.storage_of(leaf) in self.listed
+                   for leaf in ([value] if is_atom(value) else flatten(value)[1]))
+
+    def lowering_user_code(self):
+        """Is the user's function being lowered (not a derivative's sweep)?"""
+        return bool(self.scopes) and hasattr(self.scopes[0], "function")
 
     def storage_of(self, array):
         """The array whose memory ``array`` (a view of a view of ...) shares."""
