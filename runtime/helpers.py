@@ -246,7 +246,7 @@ __all__ += ["sort_axis", "argsort_axis"]
 
 # --- `assert` --------------------------------------------------------------------------
 from sstad.runtime import abstract as A  # noqa: E402
-from sstad.runtime.primitive import Primitive, declare, literal  # noqa: E402
+from sstad.runtime.primitive import Primitive, declare, literal, lowering  # noqa: E402
 
 def _assert_emit(args, params, avals):
     if "error" in params:
@@ -267,3 +267,52 @@ def _assert(condition, message, at=None, error=None):
 
 Primitive("builtin.assert", _assert, lambda avals, params: A.Scalar(np.dtype(np.bool_), weak=True), _assert_emit)
 declare("builtin.assert", effect=True, nondiff=True, repeatable=True)     # kept, never moved, no derivative
+
+
+# --- `print` ---------------------------------------------------------------------------
+# params["args"]: one tuple of pieces per argument of the user's print: a string, or
+# (Slot, conversion, format spec) for a run-time value (a number or an array).
+
+def _piece_text(piece, args):
+    """A piece as the text of an f-string."""
+    if isinstance(piece, str):
+        return piece.replace("{", "{{").replace("}", "}}")
+    slot, conversion, spec = piece
+    return "{" + args[slot] + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+
+
+def _print_emit(args, params, avals):
+    """Python's print, exactly: each argument an f-string of its pieces."""
+    texts = []
+    for pieces in params["args"]:
+        if all(isinstance(p, str) for p in pieces):
+            texts.append(repr("".join(pieces)))
+        else:
+            texts.append("f" + repr("".join(_piece_text(p, args) for p in pieces)))
+    texts += [f"{k}={params[k]!r}" for k in ("sep", "end", "flush") if params.get(k) is not None]
+    return f"(print({', '.join(texts)}) is None)"
+
+
+def _print_emit_numba(args, params, avals):
+    """Numba's print takes positional numbers, arrays and strings, spaced: format specs,
+    conversions and sep=/end= are left out."""
+    texts = []
+    for pieces in params["args"]:
+        for piece in pieces:
+            if not isinstance(piece, str):
+                texts.append(args[piece[0]])
+            elif piece.strip():
+                texts.append(repr(piece.strip()))
+    return f"(print({', '.join(texts)}) is None)"
+
+
+def _print(*values, args, sep=None, end=None, flush=None):
+    convert = {None: lambda v: v, "s": str, "r": repr, "a": ascii}
+    print(*("".join(p if isinstance(p, str) else format(convert[p[1]](values[p[0]]), p[2]) for p in pieces)
+            for pieces in args), sep=sep, end=end, flush=bool(flush))
+    return True
+
+
+Primitive("builtin.print", _print, lambda avals, params: A.Scalar(np.dtype(np.bool_), weak=True), _print_emit)
+declare("builtin.print", effect=True, nondiff=True)     # kept, never moved or repeated, no derivative
+lowering("numba", "builtin.print")(_print_emit_numba)

@@ -39,6 +39,8 @@ SCALAR_TYPES = {float: np.float64, int: np.int64, bool: np.bool_}
 class CallLowering:
     def expr_Call(self, node):
         func = self.expr(node.func)
+        if func is builtins.print:
+            return print_call(self, node)
         args = []
         for a in node.args:
             if not isinstance(a, gast.Starred):
@@ -1111,9 +1113,67 @@ def _callable(self, args, kwargs, node):
 
 
 def _print(self, args, kwargs, node):
-    raise self.error(UnsupportedSyntaxError, "print() is not supported in compiled code", node,
-                     "return the values you want to see, or call the plain Python function "
-                     "(`f.__wrapped__` of an `sstad.jit` function) to print while debugging")
+    """``print(...)`` called by reference (``f = print``): its arguments already values."""
+    atoms = []
+    return emit_print(self, [print_pieces(self, v, atoms, node) for v in args], atoms, kwargs, node)
+
+
+def print_call(self, node):
+    """``print(...)``, its f-strings kept as pieces: it prints the primal values when the
+    compiled code runs, and has no derivative."""
+    atoms, arguments = [], []
+    for a in node.args:
+        if isinstance(a, gast.Starred):
+            raise self.error(UnsupportedSyntaxError, "print(*xs) is not supported", a, "print the items one by one")
+        if not isinstance(a, gast.JoinedStr):
+            arguments.append(print_pieces(self, self.expr(a), atoms, a))
+            continue
+        pieces = []
+        for part in a.values:
+            if isinstance(part, gast.Constant):
+                pieces.append(str(part.value))
+                continue
+            spec = "" if part.format_spec is None else self.static_text(part.format_spec)
+            conversion = None if part.conversion in (None, -1) else chr(part.conversion)
+            pieces.extend(print_pieces(self, self.expr(part.value), atoms, part, conversion, spec))
+        arguments.append(tuple(pieces))
+    kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords if kw.arg is not None}
+    return emit_print(self, arguments, atoms, kwargs, node)
+
+
+def print_pieces(self, value, atoms, node, conversion=None, spec=""):
+    """The pieces of one printed value: text known now, and (slot, conversion, spec) of a
+    run-time number or array (its slot in ``atoms``)."""
+    if isinstance(value, ir.Const) or value is None or isinstance(value, (str, bool, int, float)):
+        plain = value.value if isinstance(value, ir.Const) else value
+        shown = {None: lambda v: v, "s": str, "r": repr, "a": ascii}[conversion](plain)
+        return (format(shown, spec),)
+    if is_atom(value) and isinstance(value.type, (A.Scalar, A.Array)):
+        atoms.append(value)
+        return ((Slot(len(atoms) - 1), conversion, spec),)
+    if isinstance(value, (tuple, StaticList)) and conversion is None and not spec:
+        opening, closing = ("(", ",)" if len(value) == 1 else ")") if isinstance(value, tuple) else ("[", "]")
+        pieces = [opening]
+        for k, item in enumerate(value):
+            pieces += ([", "] if k else []) + list(print_pieces(self, item, atoms, node, "r"))
+        return tuple(pieces + [closing])
+    raise self.error(UnsupportedSyntaxError, f"print() of {self.describe(value)} is not supported in compiled "
+                     "code", node, "print numbers, arrays, strings and tuples of them")
+
+
+def emit_print(self, arguments, atoms, kwargs, node):
+    unknown = set(kwargs) - {"sep", "end", "flush"}
+    if unknown:
+        raise self.error(UnsupportedSyntaxError, f"print(..., {sorted(unknown)[0]}=...) is not supported in "
+                         "compiled code", node, "print to standard output")
+    params = {"args": tuple(arguments)}
+    for key, value in kwargs.items():
+        plain = value.value if isinstance(value, ir.Const) else value
+        if not (plain is None or isinstance(plain, str) and key != "flush" or isinstance(plain, bool) and key == "flush"):
+            raise self.error(SstadTypeError, f"print(..., {key}=) takes a constant here", node)
+        params[key] = plain
+    self.apply("builtin.print", list(atoms), params, hint="printed")
+    return None
 
 
 # --- containers: list(), tuple(), dict() ------------------------------------------
