@@ -150,6 +150,7 @@ class StatementLowering:
         elif isinstance(target, gast.Subscript):
             base = self.expr(target.value)
             index = self.index_of(target.slice)
+            self.check_list_literal_index(base, index, target)
             current = self.subscript(base, index, target)
             rhs = self.expr(node.value)
             if (not is_atom(base) or not isinstance(base.type, A.Array)) and self.updates_in_place(current, op):
@@ -517,17 +518,24 @@ class StatementLowering:
             return [self.subscript(value, (ir.Const(k),), node) for k in range(count)]
         raise self.error(SstadTypeError, f"cannot unpack {self.describe(value)}", node)
 
+    def check_list_literal_index(self, base, index, node):
+        """A list literal is written only at constant indices (its items are compile-time names)."""
+        if not (isinstance(base, StaticList) and len(index) == 1):
+            return
+        item = index[0]
+        if not (isinstance(item, ir.Const) and isinstance(item.value, int)):
+            raise self.error(UnsupportedSyntaxError, "writing into a list literal at a run-time index is not "
+                             "supported", node, "build the list at run time (`hs = []` then `hs.append(v)`) "
+                             "to write hs[i], or write at a constant index")
+
     def store_subscript(self, base, index, value, node):
         if isinstance(base, dict):
             key = self.static_key(index, node)
             self.rebind_static(base, {**base, key: value})
             return
         if isinstance(base, StaticList) and len(index) == 1:
+            self.check_list_literal_index(base, index, node)
             item = index[0]
-            if not (isinstance(item, ir.Const) and isinstance(item.value, int)):
-                raise self.error(UnsupportedSyntaxError, "writing into a list literal at a run-time index is not "
-                                 "supported", node, "build the list at run time (`hs = []` then `hs.append(v)`) "
-                                 "to write hs[i], or write at a constant index")
             items = list(base)
             if not -len(items) <= item.value < len(items):
                 raise self.error(SstadTypeError, f"list assignment index {item.value} out of range for a list of "
