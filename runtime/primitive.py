@@ -141,6 +141,11 @@ def nondiff(*names):
 class Slot(int):
     """In a layout: 'the atom at this position of the argument list'."""
 
+    def __repr__(self):
+        # not the bare number: a layout's repr is a key (CSE, cached transposed rules), and
+        # np.array([x, 0]) must not read as np.array([0, x])
+        return f"Slot({int(self)})"
+
 
 def fill(layout, values):
     """Rebuild a layout with ``values[slot]`` at each slot."""
