@@ -361,7 +361,14 @@ def _(x1, x2, out, dout):
 
 @defvjp("logaddexp")
 def _(x, y, out, dout):
-    return (unbroadcast(dout * np.exp(x - out), x), unbroadcast(dout * np.exp(y - out), y))
+    # exp(x - out) is 0 / 0 where out is infinite (both -inf: a forward variable of a state
+    # not yet reachable, as in CTC or an HMM in log space; or one +inf): logaddexp is the
+    # maximum there, so its weights are np.maximum's, shared on a tie
+    finite = np.isfinite(out)
+    shift = np.where(finite, out, 0.0)
+    wx = np.where(finite, np.exp(np.where(finite, x, 0.0) - shift), share(x > y, x == y, 1.0))
+    wy = np.where(finite, np.exp(np.where(finite, y, 0.0) - shift), share(y > x, x == y, 1.0))
+    return (unbroadcast(dout * wx, x), unbroadcast(dout * wy, y))
 
 
 def share(first_wins, tie, dout):
