@@ -110,6 +110,36 @@ numpy_primitive("vdot", np.vdot, emit=_vdot_emit)
 numpy_primitive("trace", np.trace, emit=_trace_emit)
 
 
+def _one_blas_dtype(name, scalar_result):
+    """Numba's products (BLAS) take float or complex arrays of one dtype: operands of
+    another dtype are cast to the one NumPy computes in, integers and booleans computed in
+    float64 and the result cast back (exact while sums stay below 2**53)."""
+    spell = lookup(name).emit
+
+    @lowering("numba", name)
+    def emit(args, params, avals):
+        arrays = [a for a in avals if isinstance(a, A.Array)]
+        if len(arrays) < 2 or len(arrays) != len(avals):          # a scalar: a product
+            return spell(args, params, avals)
+        common = np.result_type(*(a.dtype for a in arrays))
+        work = common if common.kind in "fc" else np.dtype(np.float64)
+        if all(a.dtype == work for a in arrays):
+            return spell(args, params, avals)
+        args = [f"{x}.astype(np.{work.name})" if a.dtype != work else x for x, a in zip(args, avals)]
+        text = spell(args, params, [A.Array(work, a.ndim) for a in avals])
+        if work == common:
+            return text
+        if scalar_result(arrays):
+            return f"np.{common.name}({text})"
+        return f"({text}).astype(np.{common.name})"
+    return emit
+
+
+for _name in ("matmul", "op.matmul", "dot", "inner"):
+    _one_blas_dtype(_name, lambda arrays: all(a.ndim == 1 for a in arrays))
+_one_blas_dtype("vdot", lambda arrays: True)
+
+
 def _cross_infer(avals, params):
     """NumPy on stand-ins with 3 along every axis (the prototypes' 1 is no vector)."""
     protos = [np.full((3,) * a.ndim, 0.5, a.dtype) if isinstance(a, A.Array) else A.prototype(a) for a in avals]
@@ -243,9 +273,15 @@ def _matrix_rank_numba(args, params, avals):
     (a, *rest), kw = params["layout"]
     given = dict(zip(("tol", "hermitian"), rest), **kw)
     tol, rtol = given.get("tol"), given.get("rtol")
-    if given.get("hermitian", False) is not False or avals[a].ndim != 2:
+    if any(isinstance(v, Slot) and isinstance(avals[v], A.Array) for v in (tol, rtol)):    # one per matrix
         return emit_call("np.linalg.matrix_rank")(args, params, avals)
     matrix = text_of(a, args)
+    if given.get("hermitian", False) is not False or avals[a].ndim != 2:     # rt's loop over the stack
+        parts = ", ".join(text_of(given.get(k, default), args)
+                          for k, default in (("tol", None), ("hermitian", False), ("rtol", None)))
+        if avals[a].ndim == 2:
+            return f"rt.stacked_matrix_rank({matrix}[None], {parts})[0]"
+        return f"rt.stacked_matrix_rank({matrix}, {parts})"
     if tol is None and rtol is not None:
         return f"np.linalg.matrix_rank({matrix}, {text_of(rtol, args)} * np.linalg.norm({matrix}, 2))"
     return f"np.linalg.matrix_rank({matrix}{'' if tol is None else ', ' + text_of(tol, args)})"

@@ -21,7 +21,7 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 
 __all__ = """stacked_matmul stacked_inv stacked_det stacked_slogdet_sign stacked_slogdet_logabs
 stacked_solve stacked_cholesky eigh_values eigh_vectors stacked_eigvalsh svd_u svd_s svd_vh qr_q qr_r
-stacked_pinv lstsq_x lstsq_residuals vector_norm_last matrix_norm_last trace_axes dot_nd inner_nd vdot_flat""".split()
+stacked_pinv stacked_matrix_rank lstsq_x lstsq_residuals vector_norm_last matrix_norm_last trace_axes dot_nd inner_nd vdot_flat""".split()
 
 
 # --- plain NumPy (the python backend, and the semantics) ------------------------------
@@ -106,6 +106,14 @@ def stacked_pinv(a, rcond=None, hermitian=False, rtol=None):
     if rtol is None:
         return np.linalg.pinv(a, rcond, hermitian)
     return np.linalg.pinv(a, rcond, hermitian, rtol=rtol)
+
+
+def stacked_matrix_rank(a, tol=None, hermitian=False, rtol=None):
+    """``np.linalg.matrix_rank(a, tol, hermitian, rtol=rtol)`` of a stack, ``tol`` and
+    ``rtol`` numbers."""
+    if rtol is None:
+        return np.linalg.matrix_rank(a, tol, hermitian)
+    return np.linalg.matrix_rank(a, tol, hermitian, rtol=rtol)
 
 
 def lstsq_x(a, b, rcond=None):
@@ -293,6 +301,38 @@ def _pinv_core(m, rcond, hermitian, rtol):
 
 
 _define_unary(stacked_pinv, _pinv_core, 2)
+
+
+def _inexact(m):
+    """``m``, integers as float64 (what NumPy's svd computes with)."""
+    return m if m.dtype.kind in "fc" else m.astype(np.float64)
+
+
+@overload(_inexact)
+def _inexact_numba(m):
+    if isinstance(m.dtype, (types.Float, types.Complex)):
+        return lambda m: m
+    return lambda m: m.astype(np.float64)
+
+
+def _matrix_rank_core(m, tol, hermitian, rtol):
+    """NumPy's rank: the singular values above ``tol``, else above ``rtol`` (else
+    max(n, m) * eps) times the largest."""
+    m = _inexact(m)
+    if hermitian:
+        s = np.abs(np.linalg.eigvalsh(_lower(m, False)))
+    else:
+        s = np.linalg.svd(m, False)[1]
+    if tol is not None:
+        cut = tol
+    elif rtol is not None:
+        cut = np.max(s) * rtol
+    else:
+        cut = np.max(s) * max(m.shape[0], m.shape[1]) * np.finfo(s.dtype).eps
+    return np.sum(s > cut)
+
+
+_define_unary(stacked_matrix_rank, _matrix_rank_core, 0)
 
 
 def _lstsq_part(part):
