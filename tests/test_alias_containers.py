@@ -116,10 +116,65 @@ def copies_appended_then_written(x):
     return np.sum(hs[0] * hs[1]) + np.sum(y)
 
 
+def views_from_dict_items_and_values(X):
+    X = X * 1.0
+    d = {"a": X[0], "b": X[2]}
+    for k, v in d.items():
+        v *= 2.0
+    for v in d.values():
+        v[0] = v[1] * v[2]
+    return np.sum(X ** 2)
+
+
+def pieces_of_split_in_a_tuple(X):
+    X = X * 1.0
+    a, b, c = np.split(X, 3)
+    a *= b
+    for r in (a, c):
+        r += 1.0
+    return np.sum(X ** 2)
+
+
+def halves(x):
+    return x[:2], x[2:]
+
+
+def views_returned_in_a_tuple(x):
+    y = x * 1.0
+    lo, hi = halves(y)
+    lo *= hi
+    hi[0] = lo[1] * 3.0
+    return np.sum(y ** 2)
+
+
+def scale_all(rows, s):
+    for r in rows:
+        r *= s
+
+
+def helper_writes_through_a_list_literal(X):
+    X = X * 1.0
+    scale_all([X[0], X.T[1]], 2.0)
+    return np.sum(X ** 2)
+
+
+def nested_list_literals(X):
+    X = X * 1.0
+    groups = [[X[0], X[1]], [X[2]]]
+    for g in groups:
+        for r in g:
+            r *= 2.0
+            r[0] = r[1] + 1.0
+    return np.sum(X ** 2)
+
+
 FOLLOWED = [(views_in_a_tuple, (X,)), (views_in_a_dict, (X,)), (list_items_augmented, (X,)),
             (enumerated_views, (X, W)), (zipped_literals, (X, W)), (rows_of_a_slice, (X,)),
             (views_in_a_tuple_of_a_tuple, (X,)), (alias_before_while, (V,)), (swapped_separate_arrays, (V,)),
-            (view_returned_by_a_helper, (X,)), (copies_appended_then_written, (V,))]
+            (view_returned_by_a_helper, (X,)), (copies_appended_then_written, (V,)),
+            (views_from_dict_items_and_values, (X,)), (pieces_of_split_in_a_tuple, (X,)),
+            (views_returned_in_a_tuple, (V,)), (helper_writes_through_a_list_literal, (X,)),
+            (nested_list_literals, (X,))]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -242,6 +297,15 @@ def alias_swapped_in_the_body(x):
     return np.sum(a ** 2) + np.sum(b)
 
 
+def list_literal_item_at_a_run_time_index(X):
+    X = X * 1.0
+    rows = [X[0], X[1]]
+    for i in range(2):
+        r = rows[i]
+        r *= 2.0                                       # refused
+    return np.sum(X ** 2)
+
+
 def iterated_array_rebound(X):
     Y = X * 1.0
     for row in Y:
@@ -262,7 +326,8 @@ REFUSED = [(views_appended_to_a_list, (X,), "read from a run-time list"),
            (alias_parts_on_some_rounds, (V,), "held by `z` and by `y`"),
            (other_name_written_while_parting, (V,), "held by `z` and by `y`"),
            (alias_swapped_in_the_body, (V,), "held by `b` and by `a`"),
-           (iterated_array_rebound, (X,), "the array the `for` loop iterates and by `Y`")]
+           (iterated_array_rebound, (X,), "the array the `for` loop iterates and by `Y`"),
+           (list_literal_item_at_a_run_time_index, (X,), "chosen by an `if` or a loop")]
 
 
 def refused_line(f):

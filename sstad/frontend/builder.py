@@ -89,6 +89,9 @@ class Builder:
                 shown = ", ".join(map(str, avals))
                 raise self.error(SstadTypeError, f"{prim_name}({shown}): {exc}") from None
         if prim.mutates:
+            through = self.write_into_view(prim_name, args, params, hint)
+            if through is not None:
+                return through
             self.before_write(args)
         out = ir.Var(hint, out_type)
         self.stmts.append(ir.Apply([out], prim, list(args), params, self.loc))
@@ -97,6 +100,11 @@ class Builder:
             self.rebind(args[0], out)
             self.after_write(args[0], out)
         return out
+
+    def write_into_view(self, prim_name, args, params, hint):
+        """A hook: an in-place write into a view made a write into its base (the written
+        content), or None where ``args[0]`` is no view."""
+        return None
 
     def before_write(self, args):
         """A hook: ``args[0]`` is about to be written in place (``args`` of the write)."""

@@ -71,7 +71,7 @@ class ViewWrites:
             if len(args) > 1 and is_atom(args[1]) and isinstance(args[1].type, A.Array):
                 self.listed.add(self.storage_of(args[1]))
             return
-        if target in self.listed:
+        if self.storage_of(target) in self.listed:
             raise self.error(AliasingError, f"writing in place into `{target.hint.strip('%')}` (or a view of it) "
                              "after it was put into a run-time list: the list holds the same memory, and sstad "
                              "cannot follow the write into the list's item",
@@ -94,6 +94,20 @@ class ViewWrites:
 
     def write_view(self, view, index, value, node):
         """``view[index] = value`` where ``view`` shares memory with a base array."""
+        return self.write_through(view, lambda content: self.store_subscript(content, index, value, node), node)
+
+    def write_into_view(self, prim_name, args, params, hint):
+        """Any other in-place write into a view (``np.add.at(row, idx, v)``) goes through it
+        into its base, as assignments do; the written content is returned."""
+        view = args[0]
+        if not (is_atom(view) and view in self.views and self.lowering_user_code()):
+            return None
+        return self.write_through(view, lambda content: self.apply(prim_name, [content] + list(args[1:]),
+                                                                   dict(params), hint), None)
+
+    def write_through(self, view, write, node):
+        """``write(content)`` writes in place into a copy of ``view``'s elements, which then
+        go back where the view sits in its base.  Returns the written content."""
         if view in self.unfollowed:
             what, hint = self.unfollowed[view]
             raise self.error(AliasingError, f"writing into {what}", node, hint)
@@ -115,13 +129,14 @@ class ViewWrites:
                              "elements are not contiguous, and the write then does not reach the original)", node,
                              "make it a copy first (`b = np.reshape(...).copy()`), or write into the original")
         content = self.copy_of(view, view.hint)
-        self.store_subscript(content, index, value, node)
+        write(content)
         content = self.current(content)
         base = origin.args[0]
         if name == "getitem":
             self.store_subscript(base, _index_of(origin), content, node)
-            return
-        self.store_subscript(base, everything(base), self.undo_view(origin, content, node), node)
+        else:
+            self.store_subscript(base, everything(base), self.undo_view(origin, content, node), node)
+        return content
 
     def one_block(self, a):
         """Is ``a`` an array sstad made, or an item of one taken by integers (a row):
