@@ -168,7 +168,10 @@ class ExpressionLowering:
             return key.value
         if isinstance(key, str):
             return key
-        raise self.error(SstadTypeError, "dict keys must be constants (strings or numbers)", node)
+        raise self.error(SstadTypeError, "dict keys must be constants (strings or numbers): a dict is "
+                         "resolved while compiling", node, "for a key known only at run time (a loop's "
+                         "index) use a list (`d = []` then `d.append(v)`, read as `d[i]`), or loop over a "
+                         "tuple of constants (`for i in (0, 1, 2):`), which unrolls")
 
     def expr_ListComp(self, node):
         return self.comprehension(node)
