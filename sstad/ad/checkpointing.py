@@ -6,9 +6,10 @@ first segment) or ``later`` bytes (every other one); then the forward loop keeps
 *checkpoint* (the carried values at the next segment's start, and that iteration's
 number) and empties the tapes.  A loop whose tapes stay under ``first`` has one segment,
 taped as without a budget.  Where the second segment starts, the first one's tapes
-are *kept* (new lists take their place).  The backward sweep takes the segments from the
-last: the last one's tapes are still there, and so are the first one's; every other one
-is run again from its checkpoint (a copy of the forward loop's body, residual tapes
+are *kept* (new lists take their place) and the forward loop stops pushing: it only
+counts the bytes it would push.  The backward sweep takes the segments from the last:
+the first one's tapes are there (without kept ones, the last one's instead); every other
+one is run again from its checkpoint (a copy of the forward loop's body, residual tapes
 included, for the segment's trip count) before the usual backward loop walks it in reverse.
 
 Segment sizes (``Checkpoints``): a rerun into memory the cache still holds costs less
@@ -20,7 +21,9 @@ the budget.
 
 Memory: the first segment's tapes and one other segment's, together at most half the
 budget, plus the checkpoints (the carried values once per segment).  Time: one more
-forward sweep over every segment but the first and the last.  The segment length follows
+forward sweep over every segment but the first, while the forward loop past the first
+runs untaped (a push keeps each step's values alive, so that the allocator cannot reuse
+their memory: taping doubled the forward sweep).  The segment length follows
 from the bytes, so it fits loops whose trip count is known only when they end (``while``,
 ``break``).  Revolve's binomial schedule needs the trip count in advance; this schedule
 does not, and it stays within the budget up to about ``budget / 2 * later / (state bytes
@@ -60,6 +63,7 @@ class Checkpoints:
         self.used_result = None       # the position of the byte count among the body results
         self.segments = []            # (the segment's Ifs, its backward loop, g, first) to complete
         self.boundary = None          # the forward loop's If that starts a segment
+        self.taping = None            # the forward loop's test: in the first segment (if it keeps them)
 
 
 def applies(sweep, loop, untaped):
@@ -219,7 +223,10 @@ def backward(sweep, record, sweep_segment):
     def segment(q):
         g = L.apply("op.sub", [last_seg, q], hint="g")
         first = L.apply("getitem", [record.starts, g], {"index": (Slot(1),)}, hint="first")
-        is_last = L.apply("op.eq", [g, last_seg], hint="is_last")
+        # the forward loop's own tapes: the last segment's, or (where the first segment
+        # is kept and later ones are not taped) those of a loop of one segment
+        is_last = L.apply("op.eq", [g if not record.keeps else n_seg, last_seg if not record.keeps else ir.Const(1)],
+                          hint="is_last" if not record.keeps else "one")
         outs = [ir.Var("stop", A.I64)] + [ir.Var(t.hint, t.type) for t in record.tapes]
         # the If whose else branch is the rerun, made once the forward loop is complete
         split = rerun = ir.If(outs, is_last, ir.Block([], [], [record.trips] + list(record.tapes)),
@@ -249,6 +256,8 @@ def complete(sweep, record, original, start, step):
     loop = record.loop
     residual = loop.outs[record.n_outs:]
     residual_kept = [_carry(loop, *r) for r in record.residual_kept]
+    if record.keeps:
+        _tape_first_segment_only(record)
     for split, rerun, walk, g, first in record.segments:
         new = [ir.Var(t.hint, t.type) for t in residual]
         split.outs.extend(new)
@@ -261,6 +270,53 @@ def complete(sweep, record, original, start, step):
         substitute(walk.body, dict(zip(residual, new)))
         rerun.orelse.stmts = sweep.collect(lambda: _rerun(sweep, record, original, start, step, g, first, rerun,
                                                           len(residual)))
+
+
+def _tape_first_segment_only(record):
+    """Where the first segment's tapes are kept, the forward loop pushes onto its tapes
+    only in the first segment: every later segment is rerun from its checkpoint, the
+    last one too, and a push keeps a step's values alive, so that the allocator cannot
+    hand their memory to the next step (a taped forward sweep costs about twice an
+    untaped one).  Each push (and the value made only for it) moves into an ``If`` on
+    ``taping``: one checkpoint so far."""
+    body, split = record.loop.body, record.boundary
+    starts = split.outs[len(record.tapes) + len(record.taped)]
+    counted = ir.Var("n_started", A.I64)
+    record.taping = ir.Var("taping", A.BOOL)
+    at = body.stmts.index(split) + 1
+    body.stmts[at:at] = [ir.Apply([counted], lookup("builtin.len"), [starts], {}, split.loc),
+                         ir.Apply([record.taping], lookup("op.eq"), [counted, ir.Const(1)], {}, split.loc)]
+    tapes = {o for o in split.outs if isinstance(o.type, A.ListOf)} - {starts}
+    uses = ir.use_counts(body)
+    defs = {o: s for s in body.stmts for o in s.outs}
+    stmts = []
+    for stmt in body.stmts:
+        if isinstance(stmt, ir.Apply) and stmt.prim.name == "list.append" and stmt.args[0] in tapes:
+            tapes.add(stmt.outs[0])
+            made = defs.get(stmt.args[1])
+            only_here = made is not None and uses[stmt.args[1]] == 1 and made in stmts \
+                and isinstance(made, ir.Apply) and not made.prim.mutates
+            if only_here:
+                stmts.remove(made)
+            pushed = ir.Var(stmt.outs[0].hint, stmt.outs[0].type)
+            then = ir.Block([], ([made] if only_here else []) + [ir.Apply([pushed], stmt.prim, stmt.args, stmt.params,
+                                                                          stmt.loc)], [pushed])
+            stmt = ir.If(list(stmt.outs), record.taping, then, ir.Block([], [], [stmt.args[0]]), stmt.loc)
+        stmts.append(stmt)
+    body.stmts = stmts
+
+
+def _always_taping(body, taping):
+    """A rerun's copy of the forward body: every push happens (its ``If`` on ``taping``
+    becomes its first branch)."""
+    stmts = []
+    for stmt in body.stmts:
+        if isinstance(stmt, ir.If) and stmt.cond is taping:
+            stmts.extend(stmt.then.stmts)
+            substitute(body, dict(zip(stmt.outs, stmt.then.results)))
+            continue
+        stmts.append(stmt)
+    body.stmts = stmts
 
 
 def _carry(loop, tape, kept, result):
@@ -278,12 +334,30 @@ def _carry(loop, tape, kept, result):
     return out
 
 
+def _segment_end(sweep, record, g):
+    """The trip after segment ``g``: the next one's first, or the trip count after the
+    last segment (rerun too where the first segment's tapes are kept)."""
+    L = sweep.L
+
+    def next_first():
+        nxt = L.apply("op.add", [g, ir.Const(1)], hint="g")
+        return L.apply("getitem", [record.starts, nxt], {"index": (Slot(1),)}, hint="stop")
+    if not record.keeps:
+        return next_first()
+    n_seg = L.apply("builtin.len", [record.starts], hint="n_seg")
+    last = L.apply("op.eq", [g, L.apply("op.sub", [n_seg, ir.Const(1)], hint="last_seg")], hint="is_last")
+    stop, orelse_result = ir.Var("stop", A.I64), []
+    orelse = sweep.collect(lambda: orelse_result.append(next_first()))
+    L.stmts.append(ir.If([stop], last, ir.Block([], [], [record.trips]),
+                         ir.Block([], orelse, orelse_result), L.loc))
+    return stop
+
+
 def _rerun(sweep, record, original, start, step, g, first, split, n_residual):
     """The else branch of a segment's If: run the forward loop's body again from the
     segment's checkpoint, for its trip count, into the emptied tapes."""
     L, loop = sweep.L, record.loop
-    nxt = L.apply("op.add", [g, ir.Const(1)], hint="g")
-    stop = L.apply("getitem", [record.starts, nxt], {"index": (Slot(1),)}, hint="stop")
+    stop = _segment_end(sweep, record, g)
     n = L.apply("op.sub", [stop, first], hint="n")
     is_for = isinstance(loop, ir.For)
     carried = ir.carried(original)
@@ -313,6 +387,8 @@ def _rerun(sweep, record, original, start, step, g, first, split, n_residual):
     copy = next(s for s in body.stmts if isinstance(s, ir.If) and s.outs[0] is subst[record.boundary.outs[0]])
     body.stmts.remove(copy)
     substitute(body, dict(zip(copy.outs, copy.orelse.results)))
+    if record.keeps:
+        _always_taping(body, subst[record.taping])
     m = ir.Var("m", A.I64)
     if is_for:                                   # the trip's index: start + (first + m) * step
         index, rest = body.params[0], body.params[1:]

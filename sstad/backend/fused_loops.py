@@ -1,6 +1,7 @@
 """Emit a ``loop_fusion`` run (``sstad/passes/loop_fusion.py``) as one loop over the
 index: values used only in the run are scalars, values read after it are filled into
-arrays allocated before it, in-place updates write one element per iteration."""
+arrays allocated before it (or into the memory of an array the run reads for the last
+time: ``LoopRuns.donors``), in-place updates write one element per iteration."""
 from sstad.passes.loop_fusion import in_place, region_update
 from sstad.runtime import abstract as A
 from sstad.runtime.index import index_text
@@ -35,8 +36,10 @@ def emit_run(em, run, depth):
                    f"or {u}.strides[0] != {v}.strides[0] or {u}.strides[0] <= 0:", depth)
             em.out('raise rt.broadcast.ShapeSpeculation("regions updated in one loop overlap")', depth + 1)
     filled = {v: em.name.fresh(v.hint.lstrip("%") if v.hint else "t") for v in run.escaping}
+    donors = em.runs.donors(run, {w: em.inlined_reads.get(w, set()) for w in em.inlined})
     for v in run.escaping:          # new names: the value's own may still hold an array the loop reads
-        em.out(f"{filled[v]} = np.empty({n}, np.float64)", depth)
+        memory = em.name(donors[v]) if v in donors else f"np.empty({n}, np.float64)"
+        em.out(f"{filled[v]} = {memory}", depth)
     em.out(f"for {i} in range({n}):", depth)
     scalars = {v: em.name.fresh((v.hint or "t").lstrip("%") + "_i") if v in run.escaping else em.name(v)
                for v in (s.outs[0] for s in run.body) if v in local}     # in order: the same text every time

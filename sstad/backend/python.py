@@ -48,6 +48,7 @@ class FunctionEmitter:
         self.last_line = None
         self.fuse = backend.fuse
         self.inlined = {}          # Var -> the expression that computes it (fuse)
+        self.inlined_reads = {}    # Var -> the values that expression reads
         if self.fuse:
             self.uses = ir.use_counts(function.body)
         self.runs = runs.of(function) if runs is not None else None     # loop fusion (ModuleRuns)
@@ -98,6 +99,8 @@ class FunctionEmitter:
                 done = run.end
                 continue
             if self.fuse and self.fusable(stmts, k):
+                self.inlined_reads[stmt.outs[0]] = set(stmt.args).union(
+                    *(self.inlined_reads.get(a, ()) for a in stmt.args if a in self.inlined))
                 self.inlined[stmt.outs[0]] = f"({self.expression(stmt)})"
                 continue
             self.source_comment(stmt, depth)

@@ -29,6 +29,8 @@ import types
 import numba
 import numpy as np
 
+from sstad.passes import switch_states
+
 import sstad
 import sstad.runtime
 from sstad.frontend.source import LIBRARIES, is_library_function
@@ -53,7 +55,7 @@ def source_key(fn, signature):
     cannot be keyed.  The backends' texts are kept under the same key."""
     try:
         parts = (_package_digest(), _rules_digest(), Walk().transform(fn), Walk().value(signature[0]),
-                 tuple(repr(a) for a in signature[1]))
+                 tuple(repr(a) for a in signature[1]), switch_states())
     except Exception:        # Unkeyable, or a value that fails when looked at: compile as usual
         return None
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:20]

@@ -30,8 +30,11 @@ def register_pass(name, phases=PHASES):
 class Switch:
     """A pass's on/off state for what is compiled within ``with switch(on):``."""
 
+    every = []          # all switches: their states are part of a compilation's disk key
+
     def __init__(self, name, default):
         self._var = contextvars.ContextVar(name, default=default)
+        Switch.every.append(self)
 
     def get(self):
         return self._var.get()
@@ -43,6 +46,11 @@ class Switch:
             yield
         finally:
             self._var.reset(token)
+
+
+def switch_states():
+    """(name, state) of every switch: code compiled under other states is other code."""
+    return tuple(sorted((s._var.name, repr(s.get())) for s in Switch.every))
 
 
 def run_passes(module, until=None, phase="backend"):
@@ -60,6 +68,8 @@ PIPELINE = ("simplify", "broadcasts", "shape_speculation", "restores", "cse", "d
             "overlap", "slice_adjoints")
 
 from sstad.passes import simplify, broadcasts, shape_speculation, restores, cse, dce, copies, hoist_lists, overlap, slice_adjoints  # noqa: E402,F401  (registers)
+
+from sstad.passes import loop_fusion  # noqa: E402,F401  (the emitter's decisions: their switches are keyed)
 
 # the pipeline's order, whatever order the modules were first imported in (one pass's
 # module may import another's)

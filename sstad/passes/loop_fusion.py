@@ -34,6 +34,7 @@ nothing else reads it (dead, or read once and written into that reader's express
 from sstad.ir import nodes as ir
 from sstad.ir.alias import shared_memory, versions
 from sstad.ir.clone import clone_block
+from sstad.ir.timeline import Timeline
 from sstad.passes import Switch
 from sstad.passes.broadcasts import shape_classes
 from sstad.passes.dce import dead_code_elimination
@@ -108,14 +109,14 @@ class Access:
 
 
 class Run:
-    """Statements ``stmts[start:end]`` as one loop: ``checks`` run before it, ``body``
+    """Statements ``stmts[start:end]`` (of a block) as one loop: ``checks`` run before it, ``body``
     in it; ``escaping``: values of the run read after it (materialised as arrays);
     ``length``: an array of the run's shape defined before it; ``regions``: the
     ``index_add`` statements of the body; ``apart``: pairs of accesses (whole arrays or
     regions) that the prologue checks to be disjoint."""
 
-    def __init__(self, start, end, checks, body, escaping, length, apart):
-        self.start, self.end = start, end
+    def __init__(self, stmts, start, end, checks, body, escaping, length, apart):
+        self.stmts, self.start, self.end = stmts, start, end
         self.checks, self.body, self.escaping, self.length = checks, body, escaping, length
         self.regions = [s for s in body if region_update(s.prim)]
         self.apart = apart
@@ -128,6 +129,15 @@ def fusing_loops(on=True):
     """Within it, code emitted for the numba backend has loop fusion ``on`` (to compare
     with and without it: tests, benchmarks)."""
     return _ENABLED(on)
+
+
+_REUSING = Switch("sstad_memory_reuse", default=True)
+
+
+def reusing_memory(on=True):
+    """Within it, a run fills a value into the memory of an array it reads for the last
+    time where it can (``LoopRuns.donors``), or ``on=False``: always into a new array."""
+    return _REUSING(on)
 
 
 def module_runs(module):
@@ -248,6 +258,7 @@ class LoopRuns:
         # a function holding shape checks was compiled to be rerun on ShapeSpeculation
         self.speculative = any(isinstance(s, ir.Apply) and s.prim.name == "same_shape" for s in ir.walk(fn.body))
         self._owned, self._versions, self._shared = {}, {}, {}
+        self._timeline = None
 
     def versions(self, v):
         if v not in self._versions:
@@ -298,6 +309,61 @@ class LoopRuns:
             ok = found is not None and {self._made(u) for u in self.versions(found[0])} <= {("new",), None}
             self._owned[g] = ok and not self.shared(g) & self.sinks
         return self._owned[g]
+
+    def donors(self, run, pending):
+        """{a value the run fills: an array it reads, whose memory the value may take
+        instead of a new one}.  The run's loop writes element i of the value after every
+        read of element i of that array (no statement of the run after the value's own
+        reads it), and nothing reads the array's memory after the run: it is the
+        function's own, never in a list or a call, not a view, and every value that may
+        share it is read only before the run (and not again by a later iteration of a
+        loop it was made outside of) or made after the run (then it holds the run's
+        result).  ``pending``: {value: the values its expression, not yet written, reads}
+        (the fusion pass's, written where their reader is).  Typical: a loop-carried
+        state ``y = y + dt * f(y)`` or cotangent, updated in its own memory."""
+        if not _REUSING.get():
+            return {}
+        if self._timeline is None:
+            self._timeline = Timeline(self.fn)
+        timeline = self._timeline
+        r0 = timeline.span[id(run.stmts[run.start])][0]
+        r1 = timeline.span[id(run.stmts[run.end - 1])][1]
+        written = {s.args[0] for s in run.body if in_place(s.prim) or region_update(s.prim)}
+        made = {s.outs[0] for s in run.body}
+        found, taken = {}, set()
+        for j, stmt in enumerate(run.body):
+            v = stmt.outs[0]
+            if v not in run.escaping:
+                continue
+            later = {a for s in run.body[j + 1:] for a in s.args}
+            for d in (a for s in run.body[:j + 1] for a in s.args):
+                if d in taken or d in later or d in written or d in made or not _float64(d) or not _vector(d):
+                    continue
+                if self._free_after(d, v, r0, r1, timeline, pending):
+                    found[v] = d
+                    taken.add(d)
+                    break
+        return found
+
+    def _free_after(self, d, v, r0, r1, timeline, pending):
+        """Is the memory of ``d`` (read by the run between ticks r0 and r1) read by
+        nothing but the run and values made after it (``v``, the run's own, among them)?"""
+        if not self.owned(d) or self.view_of(d) != (d, ()):
+            return False
+        sharing = self.shared(d)
+        if any(sharing & reads for reads in pending.values()):
+            return False
+        for u in sharing:
+            born = timeline.defined.get(u, -1)
+            if born >= r1 or u is v:
+                continue
+            if r0 <= born:
+                return False            # made in the run: a view in its prologue
+            for tick in timeline.read.get(u, ()):
+                inside = r0 <= tick <= r1
+                if tick > r1 or inside and u is not d or timeline.repeats(tick, r0, u):
+                    return False
+        return True
 
     def relation(self, a, w):
         """How access ``a`` stands to ``w`` (written): "apart" (no shared memory), "same"
@@ -392,7 +458,7 @@ class LoopRuns:
         shared_temp = any(counts.get(s.outs[0], 0) > 1 for s in body)
         if len(body) < 2 or not (shared_temp or writes) or len(escaping) >= len(body):
             return None
-        return Run(k, end, checks, body, escaping, length, apart)
+        return Run(stmts, k, end, checks, body, escaping, length, apart)
 
     def _statement(self, stmt, local, find, views, run_class):
         """(the shape class of ``stmt``'s operands, the accesses it reads, the one it
