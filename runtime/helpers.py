@@ -314,5 +314,5 @@ def _print(*values, args, sep=None, end=None, flush=None):
 
 
 Primitive("builtin.print", _print, lambda avals, params: A.Scalar(np.dtype(np.bool_), weak=True), _print_emit)
-declare("builtin.print", effect=True, nondiff=True)     # kept, never moved or repeated, no derivative
+declare("builtin.print", effect=True, nondiff=True, once=True)   # kept, never moved or repeated, no derivative
 lowering("numba", "builtin.print")(_print_emit_numba)

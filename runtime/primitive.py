@@ -62,6 +62,8 @@ class Primitive:
         self.new_memory = False  # the result is memory no argument shares (zeros_like, copy)
         self.repeatable = False  # an effect a second run of the function repeats harmlessly
                                  # (a check; work on a list the function made)
+        self.once = False        # an effect seen outside (print): a copy that recomputes a
+                                 # loop's body for its derivative leaves it out
         self.reduction = False   # reduces its first argument over ``axis``: the result's shape
                                  # follows from that argument's shape and the parameters
         self.matrix_product = False  # a @ b (operator or np.matmul): sums over b's rows can be
@@ -116,7 +118,7 @@ def lowering(backend, *names):
 def declare(*names, **properties):
     """Declare properties of primitives: ``view``, ``may_alias``, ``multilinear``,
     ``shape_only`` (argument positions), ``effect``, ``fresh``, ``identity``, ``shape_of``, ``reads_list``,
-    ``superlinear``, ``new_memory``, ``per_element``, ``reduction``, ``repeatable``,
+    ``superlinear``, ``new_memory``, ``per_element``, ``reduction``, ``repeatable``, ``once``,
     ``matrix_product``, ``transcendental``, ``smooth_at_complex``.
     A view may alias too.  A primitive with effects must have a type rule that does not
     run it (``by_prototype`` runs the implementation on stand-ins)."""

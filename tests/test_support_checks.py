@@ -158,11 +158,22 @@ def test_print_prints_the_primal_values_once_per_call(backend, capfd):
     prints_as_python(noisy_loop, (x, w), sstad.jit(noisy_loop, backend=backend), backend, capfd)
 
 
-@pytest.mark.xfail(strict=True, reason="reverse mode reruns a loop body's forward statements in the backward "
-                   "loop, a print too (sstad/ad/reverse.py forward(); reported to the lead)")
-def test_print_in_a_loop_prints_once_per_iteration_under_grad(capfd):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_print_in_a_loop_prints_once_per_iteration_under_grad(backend, capfd):
+    """The backward loop recomputes each iteration's forward statements, but not its
+    prints; nor do the reruns of a checkpointed loop (a tape budget of 1 byte)."""
     x, w = np.array([0.1, 0.9, 0.4]), 1.3
-    prints_as_python(noisy_loop, (x, w), sstad.jit(sstad.grad(noisy_loop), backend="python"), "python", capfd)
+    prints_as_python(noisy_loop, (x, w), sstad.jit(sstad.grad(noisy_loop), backend=backend), backend, capfd)
+    prints_as_python(noisy_states, (x, w), sstad.jit(sstad.grad(noisy_states, tape_budget=1), backend=backend),
+                     backend, capfd)
+
+
+def noisy_states(x, w):
+    h = x * 1.0
+    for k in range(4):
+        h = np.tanh(h * w)
+        print("step", k, "norm", np.sum(h * h))
+    return np.sum(h)
 
 
 def prints_to_a_file(x):

@@ -31,7 +31,7 @@ does not, and it stays within the budget up to about ``budget / 2 * later / (sta
 which the checkpoints grow by one state per segment.
 """
 from sstad.ir import nodes as ir
-from sstad.ir.clone import clone_block, substitute
+from sstad.ir.clone import clone_block, substitute, without_once
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot, lookup
 
@@ -381,7 +381,7 @@ def _rerun(sweep, record, original, start, step, g, first, split, n_residual):
         else:
             inits.append(out)                    # the checkpoint and kept lists, not touched
     subst = {}
-    body = clone_block(loop.body, subst)
+    body = without_once(clone_block(loop.body, subst))
     # a rerun never starts a segment: its copy of the test takes the else branch, and
     # the byte count it fed is dropped by dce
     copy = next(s for s in body.stmts if isinstance(s, ir.If) and s.outs[0] is subst[record.boundary.outs[0]])

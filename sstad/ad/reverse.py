@@ -32,7 +32,7 @@ from sstad.frontend.lower import Lowerer
 from sstad.frontend.source import function_node
 from sstad.ir import nodes as ir
 from sstad.ir.alias import versions, writes_in_place, written_memory
-from sstad.ir.clone import atom as mapped, clone_block, clone_stmt, substitute
+from sstad.ir.clone import atom as mapped, clone_block, clone_stmt, substitute, without_once
 from sstad.runtime import abstract as A
 from sstad.runtime.extern import describe as describe_extern
 from sstad.runtime.primitive import Slot, default_of, fill, is_default, lookup, parameters, shown_name
@@ -767,6 +767,7 @@ class ReverseMode(ListAdjoints, Sweep):
             start = len(self.L.stmts)
             self.loop_depth += 1
             self.forward(stmt.body.stmts, sub, local)
+            self.L.stmts[start:] = without_once(ir.Block([], self.L.stmts[start:], [])).stmts
             last_fwd = self.L.stmts[-1] if len(self.L.stmts) > start else None
             for x in rows:                 # next to the first contribution: LLVM merges the two
                 d = self.get(x)

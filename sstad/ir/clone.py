@@ -77,3 +77,14 @@ def map_operands(stmt, swap):
         stmt.inits = [swap(a) for a in stmt.inits]
         if isinstance(stmt, ir.For):
             stmt.start, stmt.stop, stmt.step = swap(stmt.start), swap(stmt.stop), swap(stmt.step)
+
+
+def without_once(block):
+    """``block``, a copy that recomputes (a loop body run again for its derivative),
+    without the effects the first run already showed (``print``: primitives declared
+    ``once``) where nothing reads their results."""
+    used = ir.use_counts(block)
+    for b in ir.blocks(block):
+        b.stmts = [s for s in b.stmts
+                   if not (isinstance(s, ir.Apply) and s.prim.once and not any(used.get(o) for o in s.outs))]
+    return block
