@@ -97,7 +97,7 @@ def matrix_power(a, n):
     """np.linalg.matrix_power for a compile-time integer n (of stacks too): repeated
     products, of the inverse for n < 0."""
     base = a if n >= 0 else np.linalg.inv(a)
-    result = np.zeros_like(a) + np.eye(a.shape[-1])
+    result = np.zeros_like(base) + np.eye(base.shape[-1], dtype=base.dtype)    # integers stay integers
     for _ in static_range(abs(n)):
         result = result @ base
     return result

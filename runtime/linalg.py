@@ -15,7 +15,7 @@ from sstad.runtime import abstract as A
 from sstad.runtime import linalg_numba as L
 from sstad.runtime.broadcast import unbroadcast
 from sstad.runtime.composites import composite
-from sstad.runtime.primitive import (Slot, defvjp, emit_call, fill, literal, lookup, lowering, nondiff,
+from sstad.runtime.primitive import (Slot, declare, defvjp, emit_call, fill, literal, lookup, lowering, nondiff,
                                      numpy_primitive, text_of)
 
 
@@ -59,10 +59,12 @@ def _vdot_emit(args, params, avals):
 
 
 def _trace_emit(args, params, avals):
-    """Numba's np.trace takes a matrix and an offset."""
+    """Numba's np.trace takes a matrix of floats and an offset (integers: the sum of the
+    diagonal, which Numba sums in int64 as NumPy does)."""
     layout = params.get("layout")
+    trace = "np.trace" if avals[0].dtype.kind in "fc" else "rt.int_trace"
     if avals[0].ndim == 2 and (layout is None or (len(layout[0]) <= 2 and not layout[1])):
-        return emit_call("np.trace")(args, params, avals)
+        return emit_call(trace)(args, params, avals)
     if avals[0].ndim == 2 and layout is not None:       # a matrix: its trace, or its transpose's
         given = dict(zip(("a", "offset", "axis1", "axis2"), layout[0]), **layout[1])
         axes = (given.get("axis1", 0), given.get("axis2", 1))
@@ -71,7 +73,7 @@ def _trace_emit(args, params, avals):
             x = text_of(given["a"], args)
             x = x if axes[0] % 2 == 0 else f"{x}.T"
             offset = text_of(given.get("offset", 0), args)
-            return f"np.trace({x}, {offset})"
+            return f"{trace}({x}, {offset})"
     return emit_call("rt.trace_axes")(args, params, avals)
 
 
@@ -215,6 +217,10 @@ def _slogdet_emit(part, stacked):
 numpy_primitive("slogdet_sign", slogdet_sign, emit=_slogdet_emit(0, "stacked_slogdet_sign"))
 numpy_primitive("slogdet_logabs", slogdet_logabs, emit=_slogdet_emit(1, "stacked_slogdet_logabs"))
 nondiff("slogdet_sign")
+# NumPy's linalg computes in float64 for integers and in the wider of mixed precisions
+declare(*(f"linalg.{n}" for n in ("solve inv det cholesky eigvalsh pinv eigh_values eigh_vectors svd_u svd_s "
+                                  "svd_vh qr_q qr_r lstsq_x lstsq_residuals").split()),
+        "slogdet_sign", "slogdet_logabs", inexact=True)
 
 # np.einsum('ij,jk->ik', a, b): its reverse rule rewrites the subscripts (sstad/ad/structural.py).
 numpy_primitive("einsum", np.einsum)
@@ -678,7 +684,7 @@ def _(a, b, out, dout, rcond=None):
                               "compute np.sum((b - a @ x) ** 2, axis=0) from the solution x")
 
 
-from sstad.runtime.primitive import PRIMITIVES, declare  # noqa: E402
+from sstad.runtime.primitive import PRIMITIVES  # noqa: E402
 
 declare("diag", may_alias=True)                      # np.diag of a matrix is a view
 declare("op.matmul", "matmul", matrix_product=True)

@@ -21,7 +21,7 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 
 __all__ = """stacked_matmul stacked_inv stacked_det stacked_slogdet_sign stacked_slogdet_logabs
 stacked_solve stacked_cholesky eigh_values eigh_vectors stacked_eigvalsh svd_u svd_s svd_vh qr_q qr_r
-stacked_pinv stacked_matrix_rank lstsq_x lstsq_residuals vector_norm_last matrix_norm_last trace_axes dot_nd inner_nd vdot_flat""".split()
+stacked_pinv stacked_matrix_rank lstsq_x lstsq_residuals vector_norm_last matrix_norm_last int_trace trace_axes dot_nd inner_nd vdot_flat""".split()
 
 
 # --- plain NumPy (the python backend, and the semantics) ------------------------------
@@ -137,6 +137,11 @@ MATRIX_ORDS = ("fro", "nuc", 2, -2, 1, -1, np.inf, -np.inf)
 def matrix_norm_last(x, kind):
     """``np.linalg.norm(x, MATRIX_ORDS[kind], axis=(-2, -1))``."""
     return np.linalg.norm(x, MATRIX_ORDS[kind], axis=(-2, -1))
+
+
+def int_trace(a, offset=0):
+    """``np.trace(a, offset)`` of a matrix of integers or booleans (Numba's takes floats)."""
+    return np.sum(np.diag(a, offset))
 
 
 def trace_axes(a, offset=0, axis1=0, axis2=1):
@@ -516,6 +521,11 @@ def _literal(t):
     if isinstance(t, types.Literal):
         return t.literal_value
     raise TypingError("trace: `axis1` and `axis2` must be literal constants")
+
+
+@overload(int_trace)
+def _int_trace_numba(a, offset=0):
+    return lambda a, offset=0: np.sum(np.diag(a, offset))
 
 
 @overload(trace_axes, prefer_literal=True)

@@ -62,6 +62,8 @@ class Primitive:
         self.new_memory = False  # the result is memory no argument shares (zeros_like, copy)
         self.repeatable = False  # an effect a second run of the function repeats harmlessly
                                  # (a check; work on a list the function made)
+        self.inexact = False     # computes in float or complex (np.linalg): integer operands
+                                 # arrive as float64, mixed precisions as the wider one
         self.once = False        # an effect seen outside (print): a copy that recomputes a
                                  # loop's body for its derivative leaves it out
         self.reduction = False   # reduces its first argument over ``axis``: the result's shape
@@ -118,7 +120,7 @@ def lowering(backend, *names):
 def declare(*names, **properties):
     """Declare properties of primitives: ``view``, ``may_alias``, ``multilinear``,
     ``shape_only`` (argument positions), ``effect``, ``fresh``, ``identity``, ``shape_of``, ``reads_list``,
-    ``superlinear``, ``new_memory``, ``per_element``, ``reduction``, ``repeatable``, ``once``,
+    ``superlinear``, ``new_memory``, ``per_element``, ``reduction``, ``repeatable``, ``once``, ``inexact``,
     ``matrix_product``, ``transcendental``, ``smooth_at_complex``.
     A view may alias too.  A primitive with effects must have a type rule that does not
     run it (``by_prototype`` runs the implementation on stand-ins)."""

@@ -79,6 +79,8 @@ class Builder:
         """Append ``out = prim(args)`` and return ``out`` (type inferred from the args)."""
         prim = lookup(prim_name)
         params = params or {}
+        if prim.inexact:
+            args = self.as_inexact(args)
         avals = [a.type for a in args]
         if any(t is A.UNKNOWN for t in avals):
             out_type = A.UNKNOWN
@@ -100,6 +102,17 @@ class Builder:
             self.rebind(args[0], out)
             self.after_write(args[0], out)
         return out
+
+    def as_inexact(self, args):
+        """The array operands of a routine that computes in floating point, in the dtype
+        NumPy's computes in (``np.linalg``: integers and booleans as float64, float32 with
+        float64 as float64); Numba's routines take nothing else."""
+        arrays = [a.type.dtype for a in args if isinstance(a.type, A.Array)]
+        if not arrays:
+            return args
+        target = np.result_type(*(d if d.kind in "fc" else np.float64 for d in arrays))
+        return [self.apply("astype", [a], {"dtype": target}, hint=a.hint)
+                if isinstance(a.type, A.Array) and a.type.dtype != target else a for a in args]
 
     def write_into_view(self, prim_name, args, params, hint):
         """A hook: an in-place write into a view made a write into its base (the written
