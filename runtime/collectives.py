@@ -20,6 +20,7 @@ is read past a buffer).
 """
 import inspect
 import sys
+import time
 
 import numpy as np
 
@@ -51,14 +52,17 @@ def world():
 def _abort_on_uncaught_exception(comm):
     """A rank that raises would leave the others waiting in their next collective
     forever: print the error with the rank's number, then ``MPI_Abort``, which ends
-    every rank (mpiexec exits non-zero)."""
+    every rank (mpiexec exits non-zero).  The rank's line comes first and the abort waits
+    a moment: mpiexec stops forwarding a rank's output when the abort reaches it."""
     previous = sys.excepthook
 
     def hook(kind, value, tb):
-        previous(kind, value, tb)
         sys.stderr.write(f"sstad.distributed: rank {comm.Get_rank()} of {comm.Get_size()} raised "
                          f"{kind.__name__}; aborting all ranks\n")
         sys.stderr.flush()
+        previous(kind, value, tb)
+        sys.stderr.flush()
+        time.sleep(0.5)
         comm.Abort(1)
     sys.excepthook = hook
 
