@@ -415,6 +415,18 @@ def _clip_emit(args, params, avals):
     return emit_call("np.clip")(args, params, avals)
 
 
+@lowering("numba", "heaviside")
+def _heaviside_emit(args, params, avals):
+    """Numba has no np.heaviside: 0 below zero, ``x2`` at zero, 1 above, NaN at NaN."""
+    layout = params.get("layout")
+    if layout is None or layout[1] or len(layout[0]) != 2:
+        return emit_call("np.heaviside")(args, params, avals)
+    x1, x2 = (text_of(p, args) for p in layout[0])
+    if all(isinstance(a, A.Scalar) for a in avals):
+        return f"(1.0 if {x1} > 0 else 0.0 if {x1} < 0 else {x2} * 1.0 if {x1} == 0 else math.nan)"
+    return f"np.where({x1} > 0, 1.0, np.where({x1} < 0, 0.0, np.where({x1} == 0, {x2} * 1.0, np.nan)))"
+
+
 from sstad.runtime.primitive import declare  # noqa: E402
 
 declare("astype", "op.pos", "positive", may_alias=True)   # may hand the argument back

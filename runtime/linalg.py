@@ -95,7 +95,7 @@ def _cross_emit(args, params, avals):
 def _dot_emit(args, params, avals):
     """Numba's np.dot takes 1-d and 2-d arrays: a scalar multiplies, n-d calls rt.dot_nd."""
     pos, kw = params["layout"]
-    if len(pos) == 2 and not kw and any(isinstance(a, A.Scalar) for a in avals):
+    if len(pos) == 2 and not kw and any(not isinstance(p, Slot) or isinstance(avals[p], A.Scalar) for p in pos):
         return f"({text_of(pos[0], args)} * {text_of(pos[1], args)})"
     if any(a.ndim > 2 for a in avals):
         return emit_call("rt.dot_nd")(args, params, avals)

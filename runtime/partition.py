@@ -65,6 +65,8 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     x = np.ravel(a) if flat else a
     ax = 0 if flat else axis
     s = np.sort(x, axis=ax)
+    if s.dtype.kind != "f" and s.dtype.kind != "c":      # NumPy averages integers and booleans in float64
+        s = s.astype(np.float64)
     n = s.shape[ax]
     m = 0.5 * (np.take(s, (n - 1) // 2, axis=ax) + np.take(s, n // 2, axis=ax))
     m = np.where(np.any(np.isnan(x), axis=ax), np.nan, m)
