@@ -1,4 +1,9 @@
-"""The registry of a batch of user programs (tests/user_programs_5.py, _6.py)."""
+"""The registry of a batch of user programs (tests/user_programs_5.py, _6.py, _7.py), and
+the checks every batch runs on its programs."""
+import numpy as np
+import pytest
+
+from sstad.testing import check_grads
 
 
 def registry():
@@ -13,3 +18,28 @@ def registry():
             return fn
         return register
     return programs, program
+
+
+def ids_of(programs):
+    return [p[0].__name__ for p in programs]
+
+
+def batch_checks(programs, seed):
+    """``(args_of, test_on_python, test_on_numba)`` for a test module: each program's value
+    under ``sstad.jit`` against NumPy and its derivatives against central finite
+    differences (the modes it lists), its arguments drawn by ``make_args`` from
+    ``np.random.default_rng(seed)``; the Numba runs are slow."""
+    def args_of(make_args):
+        return make_args(np.random.default_rng(seed))
+
+    each = pytest.mark.parametrize("fn, make_args, modes", programs, ids=ids_of(programs))
+
+    @each
+    def test_on_python(fn, make_args, modes):
+        check_grads(fn, args_of(make_args), modes=modes, backend="python")
+
+    @pytest.mark.slow
+    @each
+    def test_on_numba(fn, make_args, modes):
+        check_grads(fn, args_of(make_args), modes=modes, backend="numba")
+    return args_of, test_on_python, test_on_numba

@@ -18,27 +18,13 @@ import pytest
 
 import sstad
 import user_programs_5 as up
+from program_registry import batch_checks
 from refusals import refused_at
 from sstad.errors import RunTimeRefusal
 from sstad.testing import check_grads
 
-IDS = [p[0].__name__ for p in up.PROGRAMS]
+args_of, test_on_python, test_on_numba = batch_checks(up.PROGRAMS, seed=5)
 BACKENDS = ["python", pytest.param("numba", marks=pytest.mark.slow)]
-
-
-def args_of(make_args):
-    return make_args(np.random.default_rng(5))
-
-
-@pytest.mark.parametrize("fn, make_args, modes", up.PROGRAMS, ids=IDS)
-def test_on_python(fn, make_args, modes):
-    check_grads(fn, args_of(make_args), modes=modes, backend="python")
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("fn, make_args, modes", up.PROGRAMS, ids=IDS)
-def test_on_numba(fn, make_args, modes):
-    check_grads(fn, args_of(make_args), modes=modes, backend="numba")
 
 
 # --- np.correlate (was: no derivative rule) -------------------------------------------------

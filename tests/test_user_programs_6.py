@@ -14,31 +14,16 @@ tests/test_complex_derivatives.py (|z| of a complex value, silently wrong gradie
 tests/test_literal_items.py (``np.concatenate([d, [1e10]])``) and
 tests/test_literal_lists_in_loops.py (``P = [1, x]`` then ``P.append`` in a loop)."""
 
-import numpy as np
 import pytest
 
 import user_programs_6 as up
+from program_registry import batch_checks, ids_of
 from sstad.testing import check_grads
 
-IDS = [p[0].__name__ for p in up.PROGRAMS]
+args_of, test_on_python, test_on_numba = batch_checks(up.PROGRAMS, seed=6)
 
 
-def args_of(make_args):
-    return make_args(np.random.default_rng(6))
-
-
-@pytest.mark.parametrize("fn, make_args, modes", up.PROGRAMS, ids=IDS)
-def test_on_python(fn, make_args, modes):
-    check_grads(fn, args_of(make_args), modes=modes, backend="python")
-
-
-@pytest.mark.parametrize("fn, make_args, modes", up.PROGRAMS, ids=IDS)
+@pytest.mark.parametrize("fn, make_args, modes", up.PROGRAMS, ids=ids_of(up.PROGRAMS))
 def test_second_derivatives_on_python(fn, make_args, modes):
     """Hessian-vector products (reverse over reverse) against differences of the gradient."""
     check_grads(fn, args_of(make_args), order=2, modes=("rev",), backend="python")
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("fn, make_args, modes", up.PROGRAMS, ids=IDS)
-def test_on_numba(fn, make_args, modes):
-    check_grads(fn, args_of(make_args), modes=modes, backend="numba")

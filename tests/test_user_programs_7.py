@@ -6,24 +6,9 @@ import numpy as np
 import pytest
 
 import user_programs_7 as up
-from sstad.testing import check_grads
+from program_registry import batch_checks
 
-IDS = [p[0].__name__ for p in up.PROGRAMS]
-
-
-def args_of(make_args):
-    return make_args(np.random.default_rng(7))
-
-
-@pytest.mark.parametrize("fn, make_args, modes", up.PROGRAMS, ids=IDS)
-def test_on_python(fn, make_args, modes):
-    check_grads(fn, args_of(make_args), modes=modes, backend="python")
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("fn, make_args, modes", up.PROGRAMS, ids=IDS)
-def test_on_numba(fn, make_args, modes):
-    check_grads(fn, args_of(make_args), modes=modes, backend="numba")
+args_of, test_on_python, test_on_numba = batch_checks(up.PROGRAMS, seed=7)
 
 
 def _pruning_with_a_dict(log_branch, tip_seqs):
