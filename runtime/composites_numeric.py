@@ -38,7 +38,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 @composite(np.polyval)
 def polyval(p, x):
     """np.polyval: Horner's scheme over the coefficients, highest power first."""
-    y = np.zeros_like(x) if np.ndim(x) > 0 else 0.0        # (Numba's zeros_like of a float is 0-d)
+    y = np.zeros_like(x) if np.ndim(x) > 0 else np.zeros_like(np.full(1, x))[0]   # x's dtype, as NumPy
     for pv in p:
         y = y * x + pv
     return y

@@ -92,7 +92,7 @@ def _(x, out, dout, axis=None, keepdims=False):
 def _(x, out, dout, axis=None):
     # dx[i] = sum of dout[j] for j >= i: the total minus the running sum before i
     if axis is None:
-        return (np.reshape(np.sum(dout) - np.cumsum(dout) + dout, x.shape),)
+        return (np.reshape(np.sum(dout) - np.cumsum(dout) + dout, np.shape(x)),)
     return (np.sum(dout, axis=axis, keepdims=True) - np.cumsum(dout, axis=axis) + dout,)
 
 

@@ -3,7 +3,7 @@ import numpy as np
 
 from sstad.runtime import abstract as A
 from sstad.runtime.containers import stacked_emit
-from sstad.runtime.primitive import Primitive, Slot, emit_call, lowering, numpy_primitive, text_of
+from sstad.runtime.primitive import LOWERINGS, Primitive, Slot, emit_call, lowering, numpy_primitive, text_of
 
 SHAPE_FUNCTIONS = """transpose ravel expand_dims swapaxes moveaxis concatenate stack
 hstack vstack broadcast_to flip fliplr flipud triu tril repeat roll copy
@@ -217,7 +217,15 @@ def _(arrays, out, dout, axis=0):
 
 @defvjp("hstack")
 def _(arrays, out, dout):
-    return (split_like(dout, arrays, 1 if arrays[0].ndim > 1 else 0),)
+    if out.ndim > 1:
+        return (split_like(dout, arrays, 1),)
+    pieces = ()                           # vectors and numbers (one item each) end to end
+    start = 0
+    for a in arrays:
+        piece = dout[start:start + a.size]
+        pieces = pieces + ((piece if a.ndim > 0 else piece[0]),)
+        start = start + a.size
+    return (pieces,)
 
 
 @defvjp("vstack")
@@ -375,3 +383,21 @@ def _repeat_numba(args, params, avals):
     if axis is None:
         return f"rt.repeat_axis(np.ascontiguousarray({x}).ravel(), {repeats}, 0)"
     return f"rt.repeat_axis({x}, {repeats}, {axis % avals[0].ndim})"
+
+
+def _scalars_as_arrays(name, wrap="np.asarray({})"):
+    """Numba's array functions take arrays where NumPy also takes numbers (through
+    ``np.asarray``): a number argument is passed as a 0-d array (to np.hstack, whose
+    arrays Numba wants of one rank, as the 1-d one NumPy makes of it)."""
+    spell = LOWERINGS.get("numba", {}).get(name, lookup(name).emit)
+
+    @lowering("numba", name)
+    def emit(args, params, avals):
+        args = [wrap.format(x) if isinstance(a, A.Scalar) else x for x, a in zip(args, avals)]
+        return spell(args, params, avals)
+    return emit
+
+
+for _name in ("atleast_1d", "atleast_2d", "ravel", "stack", "vstack", "cumsum", "cumprod"):
+    _scalars_as_arrays(_name)
+_scalars_as_arrays("hstack", "np.full(1, {})")

@@ -18,13 +18,7 @@ CASES = [(name, fn) for name, fn in vars(dtype_cases).items() if name.startswith
 XFAIL = {
     "f_power bool": "bool ** 2 is int8 in NumPy, int64 here",
     "f_diff bool": "np.diff of booleans (NumPy takes not_equal) is refused",
-    "f_polyval int64": "polyval of integers gives float64, NumPy int64",
-    "f_polyval int32": "polyval of integers gives float64, NumPy int64",
-    "f_polyval bool": "polyval of booleans gives float64, NumPy int64",
     "f_linspace float32": "linspace to a float32 stop gives float64, NumPy float32",
-    "f_nan int64": "nansum of integers gives float64, NumPy int64",
-    "f_nan int32": "nansum of integers gives float64, NumPy int64",
-    "f_nan bool": "nansum of booleans gives float64, NumPy int64",
     "f_trapz bool @numba": "trapezoid of booleans differs under Numba",
     "f_arange bool @numba": "np.arange of a boolean does not compile under Numba",
 }

@@ -349,8 +349,13 @@ class ExpressionLowering:
             if attr in ("real", "imag"):          # np.real / np.imag (views, as in NumPy)
                 return self.call(getattr(np, attr), [x], {}, node)
             return BoundMethod(x, attr)
-        if is_atom(value) and isinstance(value.type, A.Scalar) and attr in ("real", "imag"):
-            return self.call(getattr(np, attr), [value], {}, node)
+        if is_atom(value) and isinstance(value.type, A.Scalar):
+            if attr in ("real", "imag"):
+                return self.call(getattr(np, attr), [value], {}, node)
+            # a number as NumPy's scalars have it (rules read these of any argument)
+            number = {"shape": (), "ndim": ir.Const(0), "size": ir.Const(1), "dtype": value.type.dtype}
+            if attr in number:
+                return number[attr]
         if is_atom(value) or isinstance(value, (StaticList, dict)):
             return BoundMethod(value, attr)
         if is_object(value):                  # a dataclass, NamedTuple or SimpleNamespace
