@@ -12,7 +12,7 @@ from sstad.frontend.builder import FALSE, TRUE, Conflict
 from sstad.frontend.objects import is_object, member
 from sstad.frontend.pytree import StaticList, flatten, is_atom, same_treedef
 from sstad.frontend.scope import resolve
-from sstad.frontend.values import BoundMethod, Closure, Counted
+from sstad.frontend.values import BoundMethod, Closure, Counted, RangeValue
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot
@@ -514,6 +514,8 @@ class ExpressionLowering:
                 layout.append(item)
             elif isinstance(item, (tuple, StaticList)):
                 layout.append(slot(self.call_numpy("array", [item], {}, node)))
+            elif isinstance(item, RangeValue):          # a sequence of ints, to NumPy: x[range(n), range(n)]
+                layout.append(slot(self.call_numpy("arange", [item.start, item.stop, item.step], {}, node)))
             else:
                 layout.append(slot(item))
         return atoms, tuple(layout)

@@ -1,0 +1,94 @@
+"""Fixes found by the eighth batch of user programs (tests/user_programs_8.py): a ``range``
+as an array index (NumPy reads it as an integer array, as t-SNE's
+``num[range(n), range(n)] = 0.`` does), and ``sstad.grad`` of a nested function that reads
+a tuple, list or dict of arrays and numbers from the enclosing function (WGAN-GP's
+``sstad.grad(lambda x: critic(params, x))`` with ``params`` a dict)."""
+import numpy as np
+import pytest
+
+import sstad
+from sstad.errors import UnsupportedSyntaxError
+from sstad.testing import check_grads
+
+
+def zero_the_diagonal(Y):
+    n = Y.shape[0]
+    num = 1.0 / (1.0 + (Y[:, None] - Y[None, :]) ** 2)
+    num[range(n), range(n)] = 0.0
+    return np.sum(num * Y[:, None])
+
+
+def every_other_by_a_range(x):
+    return np.sum(x[range(1, len(x), 2)] ** 2) + x[range(3)] @ x[range(len(x) - 1, len(x) - 4, -1)]
+
+
+def add_at_a_range(A, v):
+    B = A.copy()
+    B[range(2), 1:] += v[:, None]
+    return np.sum(B ** 3)
+
+
+RANGE_CASES = [(zero_the_diagonal, (np.linspace(-1.0, 1.3, 5),)),
+               (every_other_by_a_range, (np.linspace(0.2, 1.7, 7),)),
+               (add_at_a_range, (np.arange(12.0).reshape(4, 3) / 7, np.array([0.3, -0.4])))]
+
+
+@pytest.mark.parametrize("fn, args", RANGE_CASES, ids=[c[0].__name__ for c in RANGE_CASES])
+def test_a_range_indexes_as_an_integer_array(fn, args):
+    check_grads(fn, args, backend="python")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fn, args", RANGE_CASES, ids=[c[0].__name__ for c in RANGE_CASES])
+def test_a_range_indexes_as_an_integer_array_on_numba(fn, args):
+    check_grads(fn, args, backend="numba")
+
+
+def critic(params, x):
+    return np.tanh(x @ params["W"] + params["b"]) @ params["w"]
+
+
+def penalty_reads_a_dict(params, x):
+    g = sstad.grad(lambda z: np.sum(critic(params, z)))(x)
+    return np.sum((np.sqrt(np.sum(g ** 2, axis=1)) - 1.0) ** 2)
+
+
+def penalty_reads_a_tuple_and_a_list(W, b, x, scale):
+    pair = (W, b * scale)
+    listed = [W, 2.0]
+    g = sstad.grad(lambda z: np.sum(np.tanh(z @ pair[0] + pair[1]) * listed[1]) + np.sum(z @ listed[0]))(x)
+    return np.sum(g ** 2)
+
+
+def _params():
+    r = np.random.default_rng(3)
+    return {"W": 0.7 * r.normal(size=(2, 4)), "b": 0.1 * r.normal(size=4), "w": r.normal(size=4)}
+
+
+X = np.random.default_rng(4).normal(size=(5, 2))
+CLOSURE_CASES = [(penalty_reads_a_dict, (_params(), X)),
+                 (penalty_reads_a_tuple_and_a_list, (_params()["W"], _params()["b"], X, 1.5))]
+
+
+@pytest.mark.parametrize("fn, args", CLOSURE_CASES, ids=[c[0].__name__ for c in CLOSURE_CASES])
+def test_a_lifted_closure_reads_containers_of_arrays(fn, args):
+    check_grads(fn, args, backend="python")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fn, args", CLOSURE_CASES, ids=[c[0].__name__ for c in CLOSURE_CASES])
+def test_a_lifted_closure_reads_containers_of_arrays_on_numba(fn, args):
+    check_grads(fn, args, backend="numba")
+
+
+def penalty_reads_a_runtime_list(W, x):
+    rows = []
+    for k in range(2):
+        rows.append(W * (k + 1.0))
+    return sstad.grad(lambda z: np.sum(z @ rows[1]))(x)
+
+
+def test_a_lifted_closure_reading_a_runtime_list_is_refused_with_the_way_out():
+    with pytest.raises(UnsupportedSyntaxError, match=r"(?s)test_user_programs_8_fixes.py:\d+:\d+: `sstad.grad` of "
+                       r"this nested function is not supported.*it reads `rows` from here.*def f\(z, rows\)"):
+        sstad.jit(penalty_reads_a_runtime_list, backend="python")(_params()["W"], X)
