@@ -2,7 +2,9 @@
 as an array index (NumPy reads it as an integer array, as t-SNE's
 ``num[range(n), range(n)] = 0.`` does), and ``sstad.grad`` of a nested function that reads
 a tuple, list or dict of arrays and numbers from the enclosing function (WGAN-GP's
-``sstad.grad(lambda x: critic(params, x))`` with ``params`` a dict)."""
+``sstad.grad(lambda x: critic(params, x))`` with ``params`` a dict), and the builtins
+``max`` / ``min`` of a generator (a run-time list) and of three or more numbers, whose
+derivative took only two."""
 import numpy as np
 import pytest
 
@@ -92,3 +94,36 @@ def test_a_lifted_closure_reading_a_runtime_list_is_refused_with_the_way_out():
     with pytest.raises(UnsupportedSyntaxError, match=r"(?s)test_user_programs_8_fixes.py:\d+:\d+: `sstad.grad` of "
                        r"this nested function is not supported.*it reads `rows` from here.*def f\(z, rows\)"):
         sstad.jit(penalty_reads_a_runtime_list, backend="python")(_params()["W"], X)
+
+
+def best_of_a_generator(x, w):
+    return max(x[i] * w[i] for i in range(len(x))) - min(v * v for v in x)
+
+
+def min_of_three(x):
+    return min(x[0], x[1] * 2.0, 0.3) + max(x[0], x[1], x[2], 0.1) * 3.0
+
+
+def max_of_an_empty_generator(x):
+    return max(v for v in x if v > 10.0)
+
+
+BUILTIN_CASES = [(best_of_a_generator, (np.array([0.3, -0.8, 0.5, 0.1]), np.array([1.0, 2.0, 0.5, 2.0]))),
+                 (min_of_three, (np.array([0.2, -0.4, 0.9]),)),
+                 (min_of_three, (np.array([0.5, 0.4, -0.9]),))]
+
+
+@pytest.mark.parametrize("fn, args", BUILTIN_CASES, ids=["generator", "three-first", "three-last"])
+def test_builtin_max_and_min_of_generators_and_of_several_numbers(fn, args):
+    check_grads(fn, args, backend="python")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fn, args", BUILTIN_CASES, ids=["generator", "three-first", "three-last"])
+def test_builtin_max_and_min_on_numba(fn, args):
+    check_grads(fn, args, backend="numba")
+
+
+def test_max_of_an_empty_generator_raises_as_python_does():
+    with pytest.raises(ValueError, match="max\\(\\) iterable argument is empty"):
+        sstad.jit(max_of_an_empty_generator, backend="python")(np.array([0.3, 0.4]))

@@ -935,12 +935,17 @@ def _minmax(which):
                 args = list(seq)
             elif is_atom(seq) and isinstance(seq.type, A.Array):
                 return self.reduction(which, [seq], {}, node)
+            elif is_atom(seq) and isinstance(seq.type, A.ListOf) or isinstance(seq, (RangeValue, Enumerate, Zip)):
+                return _best(self, which, args, None, MISSING, node)     # max(x[i] * w[i] for i in range(n))
             else:
                 raise self.error(UnsupportedSyntaxError, f"{which}() of {self.describe(seq)}", node)
         atoms = [self.atom(a, node) for a in args]
         if all(isinstance(a, ir.Const) for a in atoms):
             return ir.Const(getattr(builtins, which)(a.value for a in atoms))
-        return self.apply("builtin." + which, atoms)
+        best = atoms[0]
+        for a in atoms[1:]:      # pairwise, as Python keeps the first best: the rule takes two
+            best = self.apply("builtin." + which, [best, a])
+        return best
     return lower
 
 
