@@ -127,3 +127,35 @@ def test_builtin_max_and_min_on_numba(fn, args):
 def test_max_of_an_empty_generator_raises_as_python_does():
     with pytest.raises(ValueError, match="max\\(\\) iterable argument is empty"):
         sstad.jit(max_of_an_empty_generator, backend="python")(np.array([0.3, 0.4]))
+
+
+def scale_by_a_reduction(x32, y):
+    return x32 * np.sum(y) + x32 * y.max()
+
+
+def scale_by_a_numpy_scalar_argument(x32, s):
+    return x32 * s
+
+
+def test_a_numpy_float64_is_a_strong_scalar_as_in_numpy():
+    """np.float64 is a subclass of float: it was typed as a weak Python float, so a float32
+    array times np.sum(y) of float64 stayed float32 (NumPy: float64), silently rounded."""
+    x32 = np.array([1.1, 2.2], dtype=np.float32)
+    y = np.array([0.1, 0.2])
+    for fn, args in ((scale_by_a_reduction, (x32, y)), (scale_by_a_numpy_scalar_argument, (x32, np.float64(0.1)))):
+        expected = fn(*args)
+        got = sstad.jit(fn, backend="python")(*args)
+        assert got.dtype == expected.dtype == np.float64
+        np.testing.assert_array_equal(got, expected)
+    assert sstad.jit(scale_by_a_numpy_scalar_argument, backend="python")(x32, 0.1).dtype == np.float32
+
+
+def numpy_scalar_attributes(x):
+    s = np.sum(x)
+    return s * s.size + s.ndim + len(s.shape) + s.T
+
+
+def test_a_numpy_scalar_has_the_attributes_of_a_0d_array():
+    x = np.array([0.3, -1.2, 2.0])
+    assert sstad.jit(numpy_scalar_attributes, backend="python")(x) == numpy_scalar_attributes(x)
+    check_grads(numpy_scalar_attributes, (x,), backend="python")

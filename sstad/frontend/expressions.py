@@ -351,6 +351,8 @@ class ExpressionLowering:
             return BoundMethod(x, attr)
         if is_atom(value) and isinstance(value.type, A.Scalar) and attr in ("real", "imag"):
             return self.call(getattr(np, attr), [value], {}, node)
+        if is_atom(value) and isinstance(value.type, A.Scalar) and not value.type.weak and attr in SCALAR_ATTRIBUTES:
+            return SCALAR_ATTRIBUTES[attr](value)       # a NumPy scalar (np.sum(x)) is shaped like a 0-d array
         if is_atom(value) or isinstance(value, (StaticList, dict)):
             return BoundMethod(value, attr)
         if is_object(value):                  # a dataclass, NamedTuple or SimpleNamespace
@@ -520,6 +522,10 @@ class ExpressionLowering:
                 layout.append(slot(item))
         return atoms, tuple(layout)
 
+
+
+SCALAR_ATTRIBUTES = {"shape": lambda x: (), "ndim": lambda x: ir.Const(0), "size": lambda x: ir.Const(1),
+                     "T": lambda x: x, "dtype": lambda x: x.type.dtype}
 
 
 def literal_index(i, n):
