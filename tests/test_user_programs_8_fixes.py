@@ -159,3 +159,34 @@ def test_a_numpy_scalar_has_the_attributes_of_a_0d_array():
     x = np.array([0.3, -1.2, 2.0])
     assert sstad.jit(numpy_scalar_attributes, backend="python")(x) == numpy_scalar_attributes(x)
     check_grads(numpy_scalar_attributes, (x,), backend="python")
+
+
+def swap_rows_by_unpacking(A):
+    B = A.copy()
+    B[0], B[1] = B[1], B[0]        # NumPy: B[0] is a view, so both rows end up as the old row 1
+    return B * np.arange(1.0, B.size + 1).reshape(B.shape)
+
+
+def swap_rows_by_unpacking_with_copies(A):
+    B = A.copy()
+    B[0], B[1] = B[1].copy(), B[0].copy()
+    return B * np.arange(1.0, B.size + 1).reshape(B.shape)
+
+
+def rotate_columns_by_unpacking(A):
+    B = A.copy()
+    B[:, 0], B[:, 1], B[:, 2] = B[:, 1], B[:, 2], B[:, 0]
+    return np.sum(B * np.arange(1.0, B.size + 1).reshape(B.shape))
+
+
+@pytest.mark.parametrize("fn", [swap_rows_by_unpacking, swap_rows_by_unpacking_with_copies,
+                                rotate_columns_by_unpacking], ids=lambda f: f.__name__)
+def test_unpacking_into_subscripts_sees_the_earlier_targets_writes_through_views(fn):
+    """The items were assigned as they were before the first write: the values (computed by
+    NumPy at run time, through real views) were NumPy's, the derivatives those of a swap."""
+    check_grads(fn, (np.arange(1.0, 10.0).reshape(3, 3) / 7,), backend="python")
+
+
+@pytest.mark.slow
+def test_unpacking_into_subscripts_on_numba():
+    check_grads(swap_rows_by_unpacking, (np.arange(1.0, 10.0).reshape(3, 3) / 7,), backend="numba")
