@@ -209,3 +209,32 @@ def test_a_view_inside_an_expression_sees_a_later_write_by_a_call():
     A = np.arange(6.0).reshape(2, 3) / 5 + 0.1
     np.testing.assert_allclose(sstad.jit(view_read_before_a_call_that_writes_its_base, backend="python")(A),
                                view_read_before_a_call_that_writes_its_base(A))
+
+
+def symmetrise_in_place(A):
+    B = A.copy()
+    B += B.T
+    return B * np.arange(B.size).reshape(B.shape)
+
+
+def scale_rows_by_the_first_in_place(A):
+    B = A.copy()
+    B *= B[0]
+    C = A.copy()
+    C -= C[:, ::-1]
+    return B * np.arange(B.size).reshape(B.shape) + C
+
+
+OVERLAP_CASES = [symmetrise_in_place, scale_rows_by_the_first_in_place]
+
+
+@pytest.mark.parametrize("fn", OVERLAP_CASES, ids=lambda f: f.__name__)
+def test_an_in_place_operation_reads_a_view_of_its_target_as_it_was(fn):
+    check_grads(fn, (np.arange(1.0, 10.0).reshape(3, 3) / 7 - 0.4,), backend="python")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fn", OVERLAP_CASES, ids=lambda f: f.__name__)
+def test_an_in_place_operation_reads_a_view_of_its_target_as_it_was_on_numba(fn):
+    """Numba's B += B.T read items it had already written (silently wrong values)."""
+    check_grads(fn, (np.arange(1.0, 10.0).reshape(3, 3) / 7 - 0.4,), backend="numba")

@@ -173,7 +173,12 @@ class StatementLowering:
         if current in self.views:                 # a write into its base
             new = self.binop(op, current, rhs, node)
             return self.write_view(current, everything(current), new, node)
-        self.apply("iop." + op, [current, self.atom(rhs, node.value)], hint=hint)
+        rhs = self.atom(rhs, node.value)
+        if rhs is not current and rhs in self.views and self.storage_of(rhs) is current:
+            # `B += B.T`, `B *= B[0]`: NumPy reads a view of the array it writes as it was
+            # (it buffers overlapping operands); Numba's loop would read items already written
+            rhs = self.copy_of(rhs, rhs.hint)
+        self.apply("iop." + op, [current, rhs], hint=hint)
 
     def stmt_Global(self, node):
         self.scope.declared_global.update(node.names)
