@@ -238,3 +238,34 @@ def test_an_in_place_operation_reads_a_view_of_its_target_as_it_was(fn):
 def test_an_in_place_operation_reads_a_view_of_its_target_as_it_was_on_numba(fn):
     """Numba's B += B.T read items it had already written (silently wrong values)."""
     check_grads(fn, (np.arange(1.0, 10.0).reshape(3, 3) / 7 - 0.4,), backend="numba")
+
+
+def masked_rows_at_their_labels(logits, labels, mask):
+    log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdims=True))
+    return -log_probs[mask, labels[mask]].mean()
+
+
+def write_at_masked_rows_and_labels(x, labels, mask):
+    y = np.zeros((4, 3))
+    y[mask, labels[mask]] = x[:3]
+    y[mask, labels[mask]] += 2.0 * x[1:4] * y[mask, labels[mask]]
+    return np.sum(y * np.arange(1.0, 13.0).reshape(4, 3))
+
+
+MASK_CASES = [(masked_rows_at_their_labels, (np.arange(12.0).reshape(4, 3) / 7, np.array([2, 0, 1, 2]),
+                                             np.array([True, False, True, True]))),
+              (write_at_masked_rows_and_labels, (np.array([0.3, -0.2, 0.9, 1.4]), np.array([2, 0, 1, 2]),
+                                                 np.array([True, False, True, True])))]
+
+
+@pytest.mark.parametrize("fn, args", MASK_CASES, ids=[c[0].__name__ for c in MASK_CASES])
+def test_a_mask_beside_an_index_array(fn, args):
+    check_grads(fn, args, backend="python")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fn, args", MASK_CASES, ids=[c[0].__name__ for c in MASK_CASES])
+def test_a_mask_beside_an_index_array_on_numba(fn, args):
+    """Numba miscompiles x[mask, idx] ('Invalid store of [2 x i64] to [1 x i64]'): a GCN's
+    log_probs[train_mask, labels[train_mask]] did not compile."""
+    check_grads(fn, args, backend="numba")

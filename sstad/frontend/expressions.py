@@ -493,6 +493,20 @@ class ExpressionLowering:
             return self.call_numpy("linspace", [start, item.stop, ir.Const(count)], {}, node)
         return self.call_numpy("arange", [start, item.stop, step], {}, node)
 
+    def masks_beside_arrays(self, index, node):
+        """``x[mask, idx]``: a boolean array beside other index arrays is its ``nonzero()``
+        index arrays, as NumPy reads it (Numba miscompiles the mixed form)."""
+        arrays = [i for i in index if is_atom(i) and isinstance(i.type, A.Array)]
+        if len(arrays) < 2 or not any(a.type.dtype == np.bool_ for a in arrays):
+            return index
+        spread = []
+        for item in index:
+            if is_atom(item) and isinstance(item.type, A.Array) and item.type.dtype == np.bool_:
+                spread.extend(self.call(np.nonzero, [item], {}, node))
+            else:
+                spread.append(item)
+        return tuple(spread)
+
     def static_int(self, value, node):
         if isinstance(value, ir.Const) and isinstance(value.value, (int, np.integer)):
             return int(value.value)
@@ -500,6 +514,7 @@ class ExpressionLowering:
 
     def index_layout(self, index, first_slot, node):
         """Flatten an index into atoms and a layout of Slots, slices, None, Ellipsis."""
+        index = self.masks_beside_arrays(index, node)
         atoms = []
 
         def slot(value):
