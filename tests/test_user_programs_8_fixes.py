@@ -269,3 +269,13 @@ def test_a_mask_beside_an_index_array_on_numba(fn, args):
     """Numba miscompiles x[mask, idx] ('Invalid store of [2 x i64] to [1 x i64]'): a GCN's
     log_probs[train_mask, labels[train_mask]] did not compile."""
     check_grads(fn, args, backend="numba")
+
+
+def nested_unpacking_into_subscripts(A):
+    B = A.copy()
+    (B[0], B[1]), c = (B[1], B[0]), B[2]
+    return B * np.arange(1.0, B.size + 1).reshape(B.shape) + c
+
+
+def test_nested_unpacking_into_subscripts():
+    check_grads(nested_unpacking_into_subscripts, (np.arange(1.0, 10.0).reshape(3, 3) / 7,), backend="python")

@@ -492,7 +492,7 @@ class StatementLowering:
             # items still to come that are views of what it wrote (`A[0], A[1] = A[1], A[0]`
             # gives both rows the old row 1, as NumPy does): held in the scope meanwhile, they
             # are derived again after each write, as named views are
-            pending = f" unpacked at {target.lineno}:{target.col_offset}"
+            pending = f" unpacked by {id(target)}"         # (nested targets: each its own)
             self.scope.env[pending] = tuple(self.unpack(value, len(target.elts), target))
             try:
                 for k, t in enumerate(target.elts):
