@@ -128,8 +128,8 @@ class CallLowering:
                 namespace[name] = stand_in(value)
             except TypeError:
                 raise self.transform_of_closure(transform, closure, node, f"it reads `{name}` from here, "
-                                                f"{self.describe(value)} (arrays and numbers, and tuples, "
-                                                "lists and dicts of them, can be read)") from None
+                                                f"{self.describe(value)} (arrays and numbers, and tuples, list "
+                                                "literals and dicts of them, can be read)") from None
             if not isinstance(value, ir.Const):
                 runtime[name] = value
         tree = gast.gast_to_ast(closure.node)
