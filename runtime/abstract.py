@@ -68,16 +68,16 @@ def of_value(value):
     """The abstract value of a runtime leaf, or None if it is not a number or array."""
     if ARRAY_TYPES and isinstance(value, tuple(ARRAY_TYPES)):
         return Array(np.dtype(value.dtype), value.ndim)
-    if isinstance(value, (bool, np.bool_)):
-        return Scalar(np.dtype(np.bool_), weak=isinstance(value, bool))
+    if isinstance(value, np.generic):      # first: np.float64 is a float, np.complex128 a complex,
+        return Scalar(value.dtype)         # yet strong (np.sum(x) * x32 is float64, as NumPy has it)
+    if isinstance(value, bool):
+        return Scalar(np.dtype(np.bool_), weak=True)
     if isinstance(value, int):
         return Scalar(np.dtype(np.int64), weak=True)
     if isinstance(value, float):
         return Scalar(np.dtype(np.float64), weak=True)
     if isinstance(value, complex):
         return Scalar(np.dtype(np.complex128), weak=True)
-    if isinstance(value, np.generic):
-        return Scalar(value.dtype)
     if isinstance(value, np.ndarray):
         if value.ndim == 0:
             return Scalar(value.dtype)

@@ -72,9 +72,10 @@ def test_globals_are_still_read_from_the_module():
         OFFSET = saved
 
 
-def step_reads_a_tuple(w, x):
-    pair = (x, x)
-    return sstad.grad(lambda v: loss(v, pair[0], 0.1))(w)
+def step_reads_a_run_time_list(w, x):
+    rows = []
+    rows.append(x)
+    return sstad.grad(lambda v: loss(v, rows[0], 0.1))(w)
 
 
 def step_with_default(w, x):
@@ -84,7 +85,7 @@ def step_with_default(w, x):
 
 
 @pytest.mark.parametrize("fn,why,written", [
-    (step_reads_a_tuple, "it reads `pair` from here, a tuple", "def f(v, pair)"),
+    (step_reads_a_run_time_list, "it reads `rows` from here, a value of type list[", "def f(v, rows)"),
     (step_with_default, "it has default values", "def f(v, k, x)"),
 ])
 def test_what_cannot_be_lifted_says_what_to_write(fn, why, written):

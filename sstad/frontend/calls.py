@@ -124,14 +124,14 @@ class CallLowering:
         namespace, runtime = dict(root.globals), {}
         for name in reads:
             value = resolve(closure.scope, name)[1]
-            if isinstance(value, ir.Const):
-                namespace[name] = value.value
-            elif is_atom(value) and isinstance(value.type, (A.Array, A.Scalar)):
-                namespace[name] = np.asarray(A.prototype(value.type))      # an array: a captured parameter
-                runtime[name] = value
-            else:
+            try:
+                namespace[name] = stand_in(value)
+            except TypeError:
                 raise self.transform_of_closure(transform, closure, node, f"it reads `{name}` from here, "
-                                                f"{self.describe(value)} (arrays and numbers can be read)")
+                                                f"{self.describe(value)} (arrays and numbers, and tuples, list "
+                                                "literals and dicts of them, can be read)") from None
+            if not isinstance(value, ir.Const):
+                runtime[name] = value
         tree = gast.gast_to_ast(closure.node)
         if isinstance(tree, ast.Lambda):
             lifted = eval(compile(ast.fix_missing_locations(ast.Expression(tree)), closure.filename, "eval"), namespace)
@@ -289,8 +289,11 @@ class CallLowering:
         extra = []
         for g in guards:
             runtime, module_globals, reads = self.lifted.get(id(g.container), ({}, None, ()))
-            if g.frozen is None and g.name in runtime and not g.path:   # a lifted closure's value from here
-                extra.append(runtime[g.name])
+            if g.frozen is None and g.name in runtime:   # a lifted closure's value from here
+                leaf = runtime[g.name]
+                for key in g.path:                      # (an array inside a tuple, list or dict)
+                    leaf = leaf[key]
+                extra.append(leaf)
                 continue
             if module_globals is not None and g.name not in reads:
                 g.container = module_globals         # a global: fetched from the module, as the user sees it
@@ -827,6 +830,25 @@ class CallLowering:
         return item
 
 
+def stand_in(value):
+    """What a lifted closure (:meth:`CallLowering.transform_closure`) finds as its global for
+    a value of the enclosing function: a constant as itself; an array or a number as an
+    array of its type, which the lifted function captures as a parameter; a tuple, list
+    literal or dict item by item (``params["W"]`` inside ``lambda x: critic(params, x)``).
+    Raises ``TypeError`` for anything else."""
+    if isinstance(value, ir.Const):
+        return value.value
+    if is_atom(value) and isinstance(value.type, (A.Array, A.Scalar)):
+        return np.asarray(A.prototype(value.type))
+    if type(value) is tuple:
+        return tuple(stand_in(v) for v in value)
+    if isinstance(value, StaticList):
+        return [stand_in(v) for v in value]
+    if type(value) is dict:
+        return {k: stand_in(v) for k, v in value.items()}
+    raise TypeError(value)
+
+
 # --- builtins --------------------------------------------------------------------
 def _len(self, args, kwargs, node):
     (x,) = args
@@ -913,12 +935,17 @@ def _minmax(which):
                 args = list(seq)
             elif is_atom(seq) and isinstance(seq.type, A.Array):
                 return self.reduction(which, [seq], {}, node)
+            elif is_atom(seq) and isinstance(seq.type, A.ListOf) or isinstance(seq, (RangeValue, Enumerate, Zip)):
+                return _best(self, which, args, None, MISSING, node)     # max(x[i] * w[i] for i in range(n))
             else:
                 raise self.error(UnsupportedSyntaxError, f"{which}() of {self.describe(seq)}", node)
         atoms = [self.atom(a, node) for a in args]
         if all(isinstance(a, ir.Const) for a in atoms):
             return ir.Const(getattr(builtins, which)(a.value for a in atoms))
-        return self.apply("builtin." + which, atoms)
+        best = atoms[0]
+        for a in atoms[1:]:      # pairwise, as Python keeps the first best: the rule takes two
+            best = self.apply("builtin." + which, [best, a])
+        return best
     return lower
 
 

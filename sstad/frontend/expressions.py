@@ -12,7 +12,7 @@ from sstad.frontend.builder import FALSE, TRUE, Conflict
 from sstad.frontend.objects import is_object, member
 from sstad.frontend.pytree import StaticList, flatten, is_atom, same_treedef
 from sstad.frontend.scope import resolve
-from sstad.frontend.values import BoundMethod, Closure, Counted
+from sstad.frontend.values import BoundMethod, Closure, Counted, RangeValue
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import Slot
@@ -349,13 +349,12 @@ class ExpressionLowering:
             if attr in ("real", "imag"):          # np.real / np.imag (views, as in NumPy)
                 return self.call(getattr(np, attr), [x], {}, node)
             return BoundMethod(x, attr)
-        if is_atom(value) and isinstance(value.type, A.Scalar):
-            if attr in ("real", "imag"):
-                return self.call(getattr(np, attr), [value], {}, node)
-            # a number as NumPy's scalars have it (rules read these of any argument)
-            number = {"shape": (), "ndim": ir.Const(0), "size": ir.Const(1), "dtype": value.type.dtype}
-            if attr in number:
-                return number[attr]
+        if is_atom(value) and isinstance(value.type, A.Scalar) and attr in ("real", "imag"):
+            return self.call(getattr(np, attr), [value], {}, node)
+        if is_atom(value) and isinstance(value.type, A.Scalar) and attr in SCALAR_ATTRIBUTES:
+            # a number is shaped like a 0-d array, as NumPy's scalars (np.sum(x)) are; rules
+            # read these of any argument
+            return SCALAR_ATTRIBUTES[attr](value)
         if is_atom(value) or isinstance(value, (StaticList, dict)):
             return BoundMethod(value, attr)
         if is_object(value):                  # a dataclass, NamedTuple or SimpleNamespace
@@ -496,6 +495,20 @@ class ExpressionLowering:
             return self.call_numpy("linspace", [start, item.stop, ir.Const(count)], {}, node)
         return self.call_numpy("arange", [start, item.stop, step], {}, node)
 
+    def masks_beside_arrays(self, index, node):
+        """``x[mask, idx]``: a boolean array beside other index arrays is its ``nonzero()``
+        index arrays, as NumPy reads it (Numba miscompiles the mixed form)."""
+        arrays = [i for i in index if is_atom(i) and isinstance(i.type, A.Array)]
+        if len(arrays) < 2 or not any(a.type.dtype == np.bool_ for a in arrays):
+            return index
+        spread = []
+        for item in index:
+            if is_atom(item) and isinstance(item.type, A.Array) and item.type.dtype == np.bool_:
+                spread.extend(self.call(np.nonzero, [item], {}, node))
+            else:
+                spread.append(item)
+        return tuple(spread)
+
     def static_int(self, value, node):
         if isinstance(value, ir.Const) and isinstance(value.value, (int, np.integer)):
             return int(value.value)
@@ -503,6 +516,7 @@ class ExpressionLowering:
 
     def index_layout(self, index, first_slot, node):
         """Flatten an index into atoms and a layout of Slots, slices, None, Ellipsis."""
+        index = self.masks_beside_arrays(index, node)
         atoms = []
 
         def slot(value):
@@ -519,10 +533,16 @@ class ExpressionLowering:
                 layout.append(item)
             elif isinstance(item, (tuple, StaticList)):
                 layout.append(slot(self.call_numpy("array", [item], {}, node)))
+            elif isinstance(item, RangeValue):          # a sequence of ints, to NumPy: x[range(n), range(n)]
+                layout.append(slot(self.call_numpy("arange", [item.start, item.stop, item.step], {}, node)))
             else:
                 layout.append(slot(item))
         return atoms, tuple(layout)
 
+
+
+SCALAR_ATTRIBUTES = {"shape": lambda x: (), "ndim": lambda x: ir.Const(0), "size": lambda x: ir.Const(1),
+                     "T": lambda x: x, "dtype": lambda x: x.type.dtype}
 
 
 def literal_index(i, n):

@@ -173,7 +173,12 @@ class StatementLowering:
         if current in self.views:                 # a write into its base
             new = self.binop(op, current, rhs, node)
             return self.write_view(current, everything(current), new, node)
-        self.apply("iop." + op, [current, self.atom(rhs, node.value)], hint=hint)
+        rhs = self.atom(rhs, node.value)
+        if rhs is not current and rhs in self.views and self.storage_of(rhs) is current:
+            # `B += B.T`, `B *= B[0]`: NumPy reads a view of the array it writes as it was
+            # (it buffers overlapping operands); Numba's loop would read items already written
+            rhs = self.copy_of(rhs, rhs.hint)
+        self.apply("iop." + op, [current, rhs], hint=hint)
 
     def stmt_Global(self, node):
         self.scope.declared_global.update(node.names)
@@ -483,9 +488,17 @@ class StatementLowering:
         elif isinstance(target, (gast.Tuple, gast.List)) and any(isinstance(t, gast.Starred) for t in target.elts):
             self.assign_starred(target, value)
         elif isinstance(target, (gast.Tuple, gast.List)):
-            items = self.unpack(value, len(target.elts), target)
-            for t, v in zip(target.elts, items):
-                self.assign(t, v)
+            # the items go to the targets one by one, so a write by one target reaches the
+            # items still to come that are views of what it wrote (`A[0], A[1] = A[1], A[0]`
+            # gives both rows the old row 1, as NumPy does): held in the scope meanwhile, they
+            # are derived again after each write, as named views are
+            pending = f" unpacked by {id(target)}"         # (nested targets: each its own)
+            self.scope.env[pending] = tuple(self.unpack(value, len(target.elts), target))
+            try:
+                for k, t in enumerate(target.elts):
+                    self.assign(t, self.scope.env[pending][k])
+            finally:
+                self.scope.env.pop(pending, None)
         elif isinstance(target, gast.Subscript):
             base = self.expr(target.value)
             self.store_subscript(base, self.index_of(target.slice), value, target)
