@@ -32,8 +32,9 @@ def may_fall_off(x):  # FALLOFF
     x = x + 1.0
 
 
-def stepped(x):
-    return np.heaviside(x, 0.5)  # Numba has no np.heaviside
+def stepped(x):              # a step, as np.heaviside(x, 0.5) at -1, 0 and 2
+    levels = np.array([0.0, 0.5, 1.0])
+    return np.take(levels, (np.sign(x) + 1).astype(np.int64), mode="wrap")   # Numba's np.take has no mode=
 
 
 def reads_global(x):
