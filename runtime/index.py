@@ -112,7 +112,10 @@ def _setitem_infer(avals, params):
     x, value = avals[0], avals[1]
     target = result_of_index(x, params["index"], avals)
     if isinstance(x, A.ListOf):
-        if A.join(x.elem, value) != x.elem:
+        joined = A.join(x.elem, value)
+        # a NumPy scalar goes where Python numbers of its dtype are (np.sum(x) into [0.0] * n)
+        same_dtype = isinstance(joined, A.Scalar) and isinstance(x.elem, A.Scalar) and joined.dtype == x.elem.dtype
+        if joined != x.elem and not same_dtype:
             raise TypeError(f"cannot store a {value} in a {x}")
         return x
     if isinstance(value, A.Array) and (not isinstance(target, A.Array) or value.ndim > target.ndim):

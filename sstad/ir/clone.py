@@ -85,6 +85,7 @@ def without_once(block):
     ``once``) where nothing reads their results."""
     used = ir.use_counts(block)
     for b in ir.blocks(block):
-        b.stmts = [s for s in b.stmts
-                   if not (isinstance(s, ir.Apply) and s.prim.once and not any(used.get(o) for o in s.outs))]
+        # in place: the sweep still appends to blocks it holds
+        b.stmts[:] = [s for s in b.stmts
+                      if not (isinstance(s, ir.Apply) and s.prim.once and not any(used.get(o) for o in s.outs))]
     return block
