@@ -2,6 +2,7 @@
 
 Importing this package registers every primitive.  Nothing here imports the compiler.
 """
+from sstad.runtime import numba_symbols  # noqa: F401  (first: before anything compiles)
 from sstad.runtime.primitive import PRIMITIVES, Primitive, lookup  # noqa: F401
 from sstad.runtime import (  # noqa: F401  (registration side effects)
     elementwise, reduce, shape, index, creation, linalg, containers, helpers, broadcast, extern, custom, composites,
