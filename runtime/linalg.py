@@ -270,6 +270,7 @@ def _multi_dot(arrays, *, out=None):
 
 numpy_primitive("linalg.matrix_rank", np.linalg.matrix_rank)
 nondiff("linalg.matrix_rank")
+declare("linalg.matrix_rank", inexact=True)
 
 
 @lowering("numba", "linalg.matrix_rank")

@@ -308,22 +308,9 @@ def _pinv_core(m, rcond, hermitian, rtol):
 _define_unary(stacked_pinv, _pinv_core, 2)
 
 
-def _inexact(m):
-    """``m``, integers as float64 (what NumPy's svd computes with)."""
-    return m if m.dtype.kind in "fc" else m.astype(np.float64)
-
-
-@overload(_inexact)
-def _inexact_numba(m):
-    if isinstance(m.dtype, (types.Float, types.Complex)):
-        return lambda m: m
-    return lambda m: m.astype(np.float64)
-
-
 def _matrix_rank_core(m, tol, hermitian, rtol):
     """NumPy's rank: the singular values above ``tol``, else above ``rtol`` (else
     max(n, m) * eps) times the largest."""
-    m = _inexact(m)
     if hermitian:
         s = np.abs(np.linalg.eigvalsh(_lower(m, False)))
     else:
