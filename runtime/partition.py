@@ -105,6 +105,13 @@ def _position(n, q, method, name):
     return n * q + (alpha + q * (1 - alpha - beta)) - 1
 
 
+def _result_dtype(s, q):
+    """NumPy's dtype of a quantile of ``s`` at ``q``: ``s``'s float with a Python number
+    (weak), else the two dtypes' common one; float64 for integers."""
+    probe = np.zeros(1, s.dtype) * (q if np.ndim(q) == 0 else np.ravel(q)[:1])
+    return probe.dtype
+
+
 def _quantile(a, q, axis, method, keepdims, name):
     """``np.quantile`` of ``a`` at ``q`` (in [0, 1]) as NumPy computes it: the sorted values
     either side of each position, interpolated as NumPy's ``_lerp``; NaN where a slice
@@ -120,7 +127,7 @@ def _quantile(a, q, axis, method, keepdims, name):
     n = s.shape[0]
     position = _position(n, q, method, name)
     below = np.floor(position)
-    t = position - below
+    t = (position - below).astype(_result_dtype(s, q))
     if np.ndim(q) > 0:
         lo = np.clip(below, 0, n - 1).astype(np.intp)
         hi = np.clip(below + 1, 0, n - 1).astype(np.intp)
@@ -151,7 +158,7 @@ def _refuse_quantile_args(name, out, weights):
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """np.quantile (``q`` in [0, 1], a number or an array of them)."""
     _refuse_quantile_args("np.quantile", out, weights)
-    q = np.asarray(q) * 1.0
+    q = q * 1.0 if np.ndim(q) == 0 else np.asarray(q) * 1.0     # a Python number stays weak, as in NumPy
     assert np.all((q >= 0.0) & (q <= 1.0)), "np.quantile: Quantiles must be in the range [0, 1]"
     return _quantile(a, q, axis, method, keepdims, "np.quantile")
 
@@ -160,6 +167,6 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """np.percentile: np.quantile at ``q / 100``."""
     _refuse_quantile_args("np.percentile", out, weights)
-    q = np.asarray(q) / 100.0
+    q = q / 100.0 if np.ndim(q) == 0 else np.asarray(q) / 100.0
     assert np.all((q >= 0.0) & (q <= 1.0)), "np.percentile: Percentiles must be in the range [0, 100]"
     return _quantile(a, q, axis, method, keepdims, "np.percentile")

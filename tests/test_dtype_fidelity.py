@@ -19,8 +19,6 @@ XFAIL = {
     "f_power bool": "bool ** 2 is int8 in NumPy, int64 here",
     "f_diff bool": "np.diff of booleans (NumPy takes not_equal) is refused",
     "f_linspace float32": "linspace to a float32 stop gives float64, NumPy float32",
-    "f_percentile float32": "percentile of float32 gives float64 (q is now a strong float64), NumPy float32",
-    "f_quantile float32": "quantile of float32 gives float64 (q is now a strong float64), NumPy float32",
     "f_trapz bool @numba": "trapezoid of booleans differs under Numba",
     "f_arange bool @numba": "np.arange of a boolean does not compile under Numba",
 }
