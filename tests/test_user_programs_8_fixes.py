@@ -202,9 +202,6 @@ def view_read_before_a_call_that_writes_its_base(A):
     return B[0] * _triple_first_row(B)    # Python: B[0] is a view, read after the call wrote B
 
 
-@pytest.mark.xfail(strict=True, reason="a view made inside an expression (not bound to a name) is not derived "
-                   "again when a call later in the same expression writes its base: sstad reads the old row "
-                   "(value and derivatives silently wrong); named views are followed (sstad/frontend/views.py)")
 def test_a_view_inside_an_expression_sees_a_later_write_by_a_call():
     A = np.arange(6.0).reshape(2, 3) / 5 + 0.1
     np.testing.assert_allclose(sstad.jit(view_read_before_a_call_that_writes_its_base, backend="python")(A),

@@ -79,6 +79,7 @@ class Builder:
         """Append ``out = prim(args)`` and return ``out`` (type inferred from the args)."""
         prim = lookup(prim_name)
         params = params or {}
+        args = [self.as_read_now(a) for a in args]
         if prim.inexact:
             args = self.as_inexact(args)
         avals = [a.type for a in args]
@@ -121,6 +122,13 @@ class Builder:
 
     def before_write(self, args):
         """A hook: ``args[0]`` is about to be written in place (``args`` of the write)."""
+
+    def as_read_now(self, atom):
+        """A hook: ``atom`` as it reads now, after the writes since it was made."""
+        return atom
+
+    def join_writes(self, before, ends, after):
+        """A hook: the arrays written in place on the paths of an ``if`` or a loop."""
 
     def after_write(self, old, new):
         """A hook: ``old`` was written in place and is now ``new``."""
@@ -299,6 +307,7 @@ class Builder:
             self.stmts.append(ir.If(outs, cond, ir.Block([], sides[0][0], results[0]),
                                     ir.Block([], sides[1][0], results[1]), loc))
         self.loc = loc
+        self.join_writes(state0, [(state0, s) for _, s, _ in sides], after)
         self.rederive(derived, after, [k for k in derived if k in sliced or self.still_derived(k, derived, states)])
         for key, (base_key, layout) in sliced.items():       # the view, from the joined bounds
             view = self.subscript(after[base_key], _rebuild(layout, bounds), None)
@@ -560,6 +569,7 @@ class Builder:
             stmt = ir.For(outs, inits, start, stop, step,
                           ir.Block([index] + params, body_stmts, results), loc)
         self.stmts.append(stmt)
+        self.join_writes(state0, [(start_state, end_state)], after)
         self.rederive(derived, after, [k for k in derived if derived[k][0] in carry and k not in carry])
         self.set_state(after)
 

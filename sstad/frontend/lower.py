@@ -123,6 +123,7 @@ class Lowerer(ViewWrites, Builder, StatementLowering, ExpressionLowering, CallLo
         self.caller_loc = None       # the user's call whose derivative rule is being inlined
         self.lifted = {}             # id(a lifted closure's globals) -> {name: IR value here}
         self.view_origin = {}        # a view -> the statement that made it (sstad/frontend/views.py)
+        self.newer = {}              # an array or view -> (the block, its version after a write there)
         self.unfollowed = {}         # an array whose aliases sstad cannot follow -> (what it is, hint)
         self.listed = set()          # arrays whose memory a run-time list holds
         self.captures = {}

@@ -28,6 +28,7 @@ class ViewWrites:
     def after_write(self, old, new):
         """``old`` was written (its new version is ``new``): derive its live views again,
         and views of those views (``part = y[1][1:3]``, ``row = y[1]; part = row[1:3]``)."""
+        self.newer.setdefault(old, []).append((self.stmts, new))
         live = {leaf for scope in self.scopes for v in scope.env.values()
                 for leaf in ([v] if is_atom(v) else flatten(v)[1]) if leaf in self.view_origin}
         fresh = {}
@@ -35,6 +36,55 @@ class ViewWrites:
             made = self.derive_again(view, old, new, fresh)
             if made is not None:
                 self.rebind(view, made)
+
+    def as_read_now(self, atom):
+        """``atom`` read before a write into its memory and used after it in the same block
+        (``B * f(B)``, ``B[0] * f(B)`` where ``f`` writes ``B``): Python reads the written
+        values, so the array's latest version, or the view made again from it."""
+        if not isinstance(atom, ir.Var):
+            return atom
+        while True:
+            later = next((new for block, new in self.newer.get(atom, ()) if block is self.stmts), None)
+            if later is None:
+                break
+            atom = later
+        origin = self.view_origin.get(atom)
+        if origin is None:
+            return atom
+        base = self.as_read_now(origin.args[0])
+        if base is origin.args[0]:
+            return atom
+        made = self.apply(origin.prim.name, [base] + list(origin.args[1:]), dict(origin.params), hint=atom.hint)
+        self.view(made, base)
+        self.newer.setdefault(atom, []).append((self.stmts, made))
+        return made
+
+    def written_from(self, new, old):
+        """Is ``new`` ``old`` after writes in place (in any block)?"""
+        todo, seen = [old], set()
+        while todo:
+            var = todo.pop()
+            for _, later in self.newer.get(var, ()):
+                if later is new:
+                    return True
+                if later not in seen:
+                    seen.add(later)
+                    todo.append(later)
+        return False
+
+    def join_writes(self, before, ends, after):
+        """After an ``if`` or a loop: an array some path wrote in place (each path's value
+        for its name is ``before``'s, written or not) is, in this block, the joined value
+        (``B * f(B)`` where ``f`` writes ``B`` under an ``if``).  ``ends``: per path, the
+        name's value where it ends and where it started."""
+        for key, old in before.items():
+            new = after.get(key)
+            if not isinstance(old, ir.Var) or not isinstance(new, ir.Var) or new is old:
+                continue
+            paths = [(end.get(key), start.get(key, old)) for start, end in ends]
+            if any(self.written_from(v, s) for v, s in paths) and \
+                    all(v is s or self.written_from(v, s) for v, s in paths):
+                self.newer.setdefault(old, []).append((self.stmts, new))
 
     def derive_again(self, view, old, new, fresh):
         """``view`` made again from ``new`` if ``old`` is its base or its base's base, ...;
