@@ -181,16 +181,20 @@ def _unchanged(out):
 
 
 def _returned_type(dtype):
-    """The type of a scalar of ``dtype`` that needs no conversion (:func:`_as_declared`):
-    ``float`` for float64, as Numba returns it; the NumPy scalar type otherwise."""
-    return float if dtype == np.float64 else complex if dtype == np.complex128 else dtype.type
+    """The type of a scalar of ``dtype`` that needs no conversion (:func:`_as_declared`)."""
+    return dtype.type
 
 
 def _one_value(kind, dtype, general, out):
     """One array or scalar as declared: handed back as it is."""
     if type(out) is kind and (kind is not np.ndarray or out.dtype is dtype):
         return out
+    if type(out) in _PYTHON_NUMBERS and kind is not np.ndarray:     # Numba's float64, int64, bool
+        return kind(out)
     return general(out)
+
+
+_PYTHON_NUMBERS = (float, int, bool, complex)
 
 
 def _tuple_of_arrays(dtypes, general, out):
@@ -300,9 +304,11 @@ def _declared(aval):
 
 
 def _as_declared(value, aval):
-    """A result with the dtype NumPy gives (Numba's float32 reductions return float64)."""
-    if isinstance(aval, A.Scalar) and not aval.weak and isinstance(value, (float, np.floating)) \
-            and np.dtype(type(value)) != aval.dtype:
+    """A result with the type NumPy gives: Numba returns a float64, int64 or bool scalar as
+    a Python number, which NumPy's promotion takes as weak (``x32 * np.sum(y)`` would stay
+    float32), and its float32 reductions as float64."""
+    if isinstance(aval, A.Scalar) and not aval.weak and type(value) is not aval.dtype.type \
+            and isinstance(value, (bool, int, float, complex, np.generic)):
         return aval.dtype.type(value)
     if isinstance(aval, A.Array) and isinstance(value, np.ndarray) and value.dtype != aval.dtype:
         return value.astype(aval.dtype)
