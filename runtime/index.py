@@ -356,8 +356,10 @@ def _take_infer(avals, params):
     """``np.take``'s rank: the indices' rank, plus the other axes when ``axis`` is given
     (not asked of NumPy on stand-ins: a constant index may exceed their length)."""
     pos, kw = params["layout"]
-    given = dict(zip(("a", "indices", "axis"), pos), **kw)
+    given = dict(zip(("a", "indices", "axis", "out", "mode"), pos), **kw)
     indices, axis = given["indices"], given.get("axis")
+    if given.get("mode", "raise") not in ("raise", "wrap", "clip"):
+        raise ValueError(f"mode={given['mode']!r}: use one of 'raise', 'wrap' or 'clip'")
     index_ndim = avals[indices].ndim if isinstance(indices, Slot) and isinstance(avals[indices], A.Array) \
         else 0 if isinstance(indices, Slot) else np.ndim(indices)
     a = avals[0]
@@ -366,14 +368,40 @@ def _take_infer(avals, params):
 
 
 numpy_primitive("take", np.take, _take_infer)
+
+
+@lowering("numba", "take")
+def _take_numba(args, params, avals):
+    """Numba's np.take has no ``mode``: the positions it reads, by ``_in_range``'s rule."""
+    pos, kw = params["layout"]
+    given = dict(zip(("a", "indices", "axis", "out", "mode"), pos), **kw)
+    mode = given.pop("mode", "raise")
+    if mode == "raise":
+        return emit_call("np.take")(args, params, avals)
+    a, indices, axis = (text_of(given.get(k), args) for k in ("a", "indices", "axis"))
+    if isinstance(given["indices"], (tuple, list)):      # a constant list: Numba's ufuncs take arrays
+        indices = f"np.array({indices})"
+    n = f"{a}.size" if given.get("axis") is None else f"{a}.shape[{axis}]"
+    inside = f"np.mod({indices}, {n})" if mode == "wrap" else f"np.minimum(np.maximum({indices}, 0), {n} - 1)"
+    return f"np.take({a}, {inside}{'' if given.get('axis') is None else ', ' + axis})"
 numpy_primitive("sort", np.sort)
 numpy_primitive("argsort", np.argsort)
 nondiff("argsort")
 
 
+def _in_range(indices, n, mode):
+    """The positions ``np.take(..., mode=mode)`` reads: ``'wrap'`` counts around the axis,
+    ``'clip'`` stops at its ends (negative indices too: they read the first item)."""
+    if mode == "wrap":
+        return np.mod(indices, n)
+    if mode == "clip":
+        return np.clip(indices, 0, n - 1)
+    return indices
+
+
 @defvjp("take")
-def _(a, indices, out, dout, axis=None):
-    indices = np.asarray(indices)     # a constant list of indices too
+def _(a, indices, out, dout, axis=None, mode="raise"):
+    indices = _in_range(np.asarray(indices), np.size(a) if axis is None else np.shape(a)[axis], mode)
     if axis is None:              # NumPy takes from the flattened array
         flat = index_add(np.zeros_like(np.ravel(a)), np.ravel(indices), np.ravel(dout))
         return (np.reshape(flat, np.shape(a)), None)

@@ -91,7 +91,15 @@ def moveaxis_keywords(x):
 
 
 def take_wrapping(x):
-    return loss(np.take(x, IDX + 3, mode="wrap"))      # ERR mode
+    return loss(np.take(x, IDX + 3, mode="wrap"))
+
+
+def take_clipping(x):
+    return loss(np.take(x, IDX - 3, axis=1, mode="clip"))
+
+
+def sort_stable(x):
+    return loss(np.sort(x, stable=True))               # ERR stable
 
 
 def roll_unknown_keyword(x):
@@ -111,6 +119,8 @@ SMOOTH = {   # name -> (function, argument shape)
     "sort(x, axis=None)": (sort_flat, (3, 4)),
     "take(x, idx, axis=1)": (take_axis, (3, 4)),
     "take(x, idx)": (take_flat, (3, 4)),
+    "take(x, idx + 3, mode='wrap')": (take_wrapping, (3, 4)),
+    "take(x, idx - 3, axis=1, mode='clip')": (take_clipping, (3, 4)),
     "repeat(x, 2, 1)": (repeat_axis, (3, 4)),
     "repeat(x, repeats=2)": (repeat_flat, (3, 4)),
     "expand_dims(x, axis=1)": (expand_dims_keyword, (3, 4)),
@@ -119,7 +129,7 @@ SMOOTH = {   # name -> (function, argument shape)
     "reshape(x, shape=(4, 3))": (reshape_keyword, (3, 4)),
     "moveaxis(x, source=0, destination=1)": (moveaxis_keywords, (3, 4)),
 }
-REFUSED = {"take(mode='wrap')": (take_wrapping, "mode='wrap'"),
+REFUSED = {"sort(stable=True)": (sort_stable, "stable=True"),
            "roll(axes=0)": (roll_unknown_keyword, "axes")}
 
 

@@ -38,7 +38,7 @@ def test_an_unhandled_parameter_is_refused_at_the_users_line(name):
         sstad.grad(fn)(np.ones((3, 4)))
     message = str(info.value)
     assert shown in message
-    marker = "mode" if "mode" in shown else "keyword"
+    marker = "stable" if "stable" in shown else "keyword"
     assert re.search(rf"binder_cases\.py:{line_of(fn, marker)}\b", message), message
 
 
