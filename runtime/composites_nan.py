@@ -7,7 +7,9 @@ from sstad.runtime.composites_stats import refuse_reduction_args
 
 
 def _refuse(name, dtype=None, out=None, initial=None, where=None):
-    refuse_reduction_args(name, dtype, out, where, None)
+    refuse_reduction_args(name, dtype, out, None)
+    if where is not None:
+        raise NotImplementedError(f"np.{name}: where= is not supported; use np.where before reducing")
     if initial is not None:
         raise NotImplementedError(f"np.{name}: initial= is not supported; combine with it after reducing")
 

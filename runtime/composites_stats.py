@@ -4,13 +4,11 @@ import numpy as np
 from sstad.runtime.composites import check_axis, composite
 
 
-def refuse_reduction_args(name, dtype, out, where, mean):
+def refuse_reduction_args(name, dtype, out, mean):
     if out is not None:
         raise NotImplementedError(f"np.{name}: out= is not supported; use the returned array")
     if dtype is not None:
         raise NotImplementedError(f"np.{name}: dtype= is not supported; convert with .astype first")
-    if where is not None:
-        raise NotImplementedError(f"np.{name}: where= is not supported; use np.where before reducing")
     if mean is not None:
         raise NotImplementedError(f"np.{name}: mean= is not supported; it is computed")
 
@@ -22,15 +20,68 @@ def count(a, reduced):
     return a.size // reduced.size
 
 
+def selected(a, where, axis, keepdims, total):
+    """How many entries of ``a`` the mask ``where`` selects in each slice, in the dtype
+    of a mean of ``total`` (float32 stays float32; integers count in float64)."""
+    n = np.sum(np.broadcast_to(where, np.shape(a)), axis=axis, keepdims=keepdims)
+    return n.astype((total / 1.0).dtype)
+
+
+# np.sum, prod, mean, any and all with where= (and initial= for sum and prod), as NumPy
+# defines them: the entries ``where`` leaves out count as the reduction's identity, a mean
+# divides by the entries selected.  (Not registered composites: the compiler calls them
+# for these keywords.)
+def _refuse_out(out):
+    if out is not None:
+        raise NotImplementedError("out= is not supported; use the returned array")
+
+
+def masked_sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    _refuse_out(out)
+    total = np.sum(np.where(where, a, 0), axis=axis, dtype=dtype, keepdims=keepdims)
+    return total if initial is None else total + np.asarray(initial).astype(total.dtype)   # NumPy casts it
+
+
+def masked_prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    _refuse_out(out)
+    product = np.prod(np.where(where, a, 1), axis=axis, dtype=dtype, keepdims=keepdims)
+    return product if initial is None else product * np.asarray(initial).astype(product.dtype)
+
+
+def masked_mean(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    _refuse_out(out)
+    total = np.sum(np.where(where, a, 0), axis=axis, dtype=dtype, keepdims=keepdims)
+    return total / selected(a, where, axis, keepdims, total)
+
+
+def masked_any(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    _refuse_out(out)
+    return np.any(np.logical_and(a, where), axis=axis, keepdims=keepdims)
+
+
+def masked_all(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    _refuse_out(out)
+    return np.all(np.logical_or(a, np.logical_not(where)), axis=axis, keepdims=keepdims)
+
+
+MASKED = {"sum": masked_sum, "prod": masked_prod, "mean": masked_mean, "any": masked_any, "all": masked_all}
+
+
 @composite(np.var)
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """np.var: the sum of squared deviations from the mean over ``n - ddof``, as NumPy computes it."""
-    refuse_reduction_args("var", dtype, out, where, mean)
+    refuse_reduction_args("var", dtype, out, mean)
     if correction is not None:
         if ddof != 0:
             raise ValueError("np.var: ddof and correction can't be provided simultaneously")
         ddof = correction
+    if where is not None:
+        total = np.sum(np.where(where, a, 0), axis=axis, keepdims=True)
+        n = selected(a, where, axis, True, total)
+        centred = np.where(where, a - total / n, 0)
+        return np.sum(centred * centred, axis=axis, keepdims=keepdims) / \
+            np.maximum(selected(a, where, axis, keepdims, total) - ddof, 0)
     total = np.sum(a, axis=axis, keepdims=True)
     n = count(a, total)
     centred = a - total / n
@@ -42,8 +93,8 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         correction=None):
     """np.std: the square root of np.var.  Where the variance is 0 (a constant slice,
     one element) the derivative is 0, as for ``np.linalg.norm`` at 0, not ``inf * 0``."""
-    refuse_reduction_args("std", dtype, out, where, mean)
-    v = np.var(a, axis, ddof=ddof, keepdims=keepdims, correction=correction)
+    refuse_reduction_args("std", dtype, out, mean)
+    v = np.var(a, axis, ddof=ddof, keepdims=keepdims, correction=correction, where=True if where is None else where)
     spread = v > 0.0
     return np.where(spread, np.sqrt(np.where(spread, v, 1.0)), 0.0)
 

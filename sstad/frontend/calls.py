@@ -11,7 +11,7 @@ import gast
 import numpy as np
 
 from sstad.errors import SstadTypeError, UnsupportedSyntaxError, at_users_line, inside_sstad
-from sstad.frontend.builder import FALSE, MISSING
+from sstad.frontend.builder import FALSE, MISSING, TRUE
 from sstad.frontend.objects import call_handler as object_call
 from sstad.frontend.pytree import PytreeObject, StaticList, flatten, is_atom, unflatten
 from sstad.frontend.scope import Scope, assigned_names, resolve
@@ -23,7 +23,7 @@ from sstad.runtime.containers import list_of
 from sstad.runtime.einsum import from_sublists, without_ellipsis
 from sstad.custom import CustomFunction, Remat
 from sstad.runtime.composites import definition_of, name_of
-from sstad.runtime.composites_stats import extremum
+from sstad.runtime.composites_stats import MASKED, extremum
 from sstad.runtime.extern import describe, extern_name
 from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot, bind, default_of, is_default, lookup, parameters, shown_name
 from sstad.runtime.index import index_add
@@ -630,6 +630,11 @@ class CallLowering:
             return self.apply(name, [x], {"axis": None})
         if name in EXTREMA and (given(bound.get("initial")) is not None or given(bound.get("where")) is not None):
             return self.bounded_extremum(name, x, bound, node)
+        if name in MASKED and (given(bound.get("initial")) is not None or given(bound.get("where")) is not None):
+            kwargs = {k: given(bound.get(k)) for k in ("axis", "dtype", "out", "keepdims", "initial", "where")}
+            kwargs["keepdims"] = kwargs["keepdims"] or FALSE
+            kwargs["where"] = kwargs["where"] if kwargs["where"] is not None else TRUE
+            return self.call_definition(MASKED[name], f"np.{name}", [x], kwargs, node)
         axis, keepdims = bound.pop("axis", None), bound.pop("keepdims", FALSE)
         keepdims = FALSE if keepdims is np._NoValue else keepdims
         dtype = bound.pop("dtype", None)
