@@ -12,7 +12,8 @@ composited front to back), geometry processing (a closed mesh's volume and area 
 np.cross), knowledge graphs (RotatE's complex rotations with self-adversarial negatives),
 ordinal regression (proportional odds with infinite outer cut points), sequence labelling
 (label-smoothed cross entropy with PyTorch's ignore_index), materials (an embedded-atom
-potential) and hydrology (the GR4J rainfall-runoff model's stores, scored by Nash-Sutcliffe).
+potential), hydrology (the GR4J rainfall-runoff model's stores, scored by Nash-Sutcliffe) and
+meta-learning (MAML's inner step by sstad.grad, the fast weights by a dict comprehension).
 
 tests/test_user_programs_9.py checks each: the value under ``sstad.jit`` against NumPy, and
 the derivatives against central finite differences, on both backends.  Each ``make_args``
@@ -20,6 +21,8 @@ takes a Generator."""
 import numpy as np
 from scipy.special import expit, log_softmax, logsumexp, gammaln
 from scipy.stats import norm
+
+import sstad
 
 from program_registry import registry
 
@@ -527,3 +530,31 @@ def gr4j_nse(log_x, x2, rain, pet, q_obs):
         R = R - qr
         q[t] = qr + max(0.0, 0.1 * routed[t] + F)
     return np.sum((q - q_obs) ** 2) / np.sum((q_obs - q_obs.mean()) ** 2)
+
+
+# --- meta-learning: MAML (Finn et al. 2017), one inner SGD step on the support set by
+#     sstad.grad inside the loss, the fast weights by a dict comprehension over the
+#     parameters, the query loss averaged over a list of tasks
+
+def _maml_args(r):
+    params = {"W": 0.5 * r.normal(size=(1, 8)), "b": 0.1 * r.normal(size=8), "v": 0.5 * r.normal(size=8)}
+    tasks = []
+    for amp, phase in [(1.0, 0.3), (0.6, 1.2), (1.4, -0.5)]:
+        xs, xq = r.uniform(-3, 3, size=(5, 1)), r.uniform(-3, 3, size=(5, 1))
+        tasks.append((xs, amp * np.sin(xs[:, 0] + phase), xq, amp * np.sin(xq[:, 0] + phase)))
+    return params, tasks
+
+
+def regression_loss(params, x, y):
+    h = np.tanh(x @ params["W"] + params["b"])
+    return np.mean((h @ params["v"] - y) ** 2)
+
+
+@program(_maml_args)
+def maml_query_loss(params, tasks, inner_lr=0.05):
+    total = 0.0
+    for x_s, y_s, x_q, y_q in tasks:
+        grads = sstad.grad(regression_loss)(params, x_s, y_s)
+        fast = {name: w - inner_lr * grads[name] for name, w in params.items()}
+        total += regression_loss(fast, x_q, y_q)
+    return total / len(tasks)
