@@ -772,6 +772,8 @@ class CallLowering:
                 return self.python_number(self.only_element(obj, node), node)
             if name == "fill":
                 return self.fill(obj, args, kwargs, node)
+            if name == "sort":
+                return self.sort_in_place(obj, args, kwargs, node)
             if name in ("transpose", "reshape") and args:      # a.reshape(4, 3) is a.reshape((4, 3))
                 args = [tuple(args)] if len(args) > 1 else args
             if name == "flatten":                                   # a copy of the ravel, in its order
@@ -796,6 +798,13 @@ class CallLowering:
                              "to copy an array in, write `a[...] = b`")
         value = self.convert_scalar(a.type.dtype.type, [value], node)       # NumPy casts, as a.astype would
         self.store_subscript(a, (slice(None),) * a.type.ndim, value, node)   # not x[...]: Numba cannot read it
+        return None
+
+    def sort_in_place(self, a, args, kwargs, node):
+        """``a.sort(axis=-1)``: ``a[...] = np.sort(a, axis)``, in place through views, with
+        ``np.sort``'s parameters and derivative.  Returns None, as NumPy does."""
+        ordered = self.call(np.sort, [a] + list(args), kwargs, node)
+        self.store_subscript(a, (slice(None),) * a.type.ndim, ordered, node)
         return None
 
     def list_append(self, lst, value, node):
