@@ -16,7 +16,7 @@ from sstad.frontend.objects import call_handler as object_call
 from sstad.frontend.pytree import PytreeObject, StaticList, flatten, is_atom, unflatten
 from sstad.frontend.scope import Scope, assigned_names, resolve
 from sstad.frontend.source import closure_values, function_node, is_user_function
-from sstad.frontend.values import BoundMethod, Closure, Counted, Enumerate, RangeValue, Zip
+from sstad.frontend.values import BoundMethod, Closure, Counted, Enumerate, Partial, RangeValue, Zip
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
 from sstad.runtime.containers import list_of
@@ -78,6 +78,10 @@ class CallLowering:
             return self.call_recursive(func.fun, args, kwargs, node, custom=func)
         if isinstance(func, BoundMethod):
             return self.call_method(func, args, kwargs, node)
+        if isinstance(func, functools.partial):          # a partial made outside, read as a global
+            func = self.partial_of_global(func, node)
+        if isinstance(func, Partial):
+            return self.call(func.func, list(func.args) + list(args), {**dict(func.kwargs), **kwargs}, node)
         if hasattr(func, "sstad_lower") and not isinstance(func, type):
             return self.call_transform(func, args, kwargs, node)
         definition = definition_of(func)
@@ -106,6 +110,18 @@ class CallLowering:
                          f"call to `{(module + '.') if module else ''}{shown}` is not supported",
                          node, "call NumPy, math or your own Python functions (docs/subset.md), or "
                          "register it as a primitive with its rule (docs/ad.md, 'The rule table')")
+
+    def partial_of_global(self, partial, node):
+        """A ``functools.partial`` object from globals: its function and its arguments, which
+        must be numbers or static values (its arrays would be fixed at compile time)."""
+        bound = list(partial.args) + list(partial.keywords.values())
+        if any(isinstance(v, np.ndarray) for v in bound):
+            raise self.error(UnsupportedSyntaxError, "a functools.partial made outside the compiled function "
+                             "holds an array", node, "make the partial inside the function, or pass the array "
+                             "as an argument")
+        value = lambda v: self.static(v, "functools.partial", "value", node)   # noqa: E731
+        return Partial(partial.func, tuple(value(v) for v in partial.args),
+                       tuple((k, value(v)) for k, v in partial.keywords.items()))
 
     def transform_closure(self, transform, args, kwargs, node):
         """``sstad.grad(lambda w: loss(w, x))`` inside compiled code, lambda lifted: the
@@ -1139,7 +1155,7 @@ def _callable(self, args, kwargs, node):
     if len(args) != 1 or kwargs:
         raise self.error(SstadTypeError, "callable() takes exactly one argument", node)
     (x,) = args
-    if isinstance(x, (Closure, BoundMethod, CustomFunction, Remat)):
+    if isinstance(x, (Closure, BoundMethod, CustomFunction, Remat, Partial)):
         return ir.Const(True)
     if isinstance(x, PytreeObject):
         return ir.Const(any("__call__" in vars(k) for k in x.cls.__mro__))
@@ -1302,6 +1318,13 @@ def _dict(self, args, kwargs, node):
     return out
 
 
+def _partial(self, args, kwargs, node):
+    """``functools.partial(fn, *args, **kwargs)``: a static value; calls of it are inlined."""
+    if not args:
+        raise self.error(SstadTypeError, "partial() takes the function first", node)
+    return Partial(args[0], tuple(args[1:]), tuple(kwargs.items()))
+
+
 # --- functools.reduce and the operator module ---------------------------------------
 def _reduce(self, args, kwargs, node):
     """``functools.reduce(fn, seq[, initial])``: unrolled over a static sequence, a loop
@@ -1387,7 +1410,7 @@ BUILTINS = {id(builtins.len): _len, id(builtins.range): _range, id(builtins.abs)
             id(builtins.list): _list, id(builtins.tuple): _tuple, id(builtins.dict): _dict,
             id(builtins.slice): _slice, id(builtins.reversed): _reversed,
             id(builtins.sorted): _sorted,
-            id(functools.reduce): _reduce, **{id(f): handler for f, handler in OPERATORS.items()}}
+            id(functools.reduce): _reduce, id(functools.partial): _partial, **{id(f): handler for f, handler in OPERATORS.items()}}
 
 
 def _nesting(value):

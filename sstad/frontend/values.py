@@ -37,6 +37,16 @@ class BoundMethod:
 
 
 @dataclass(frozen=True)
+class Partial:
+    """``functools.partial(fn, *args, **kwargs)`` made in compiled code: a call of it calls
+    ``fn`` with ``args`` first and ``kwargs`` (a tuple of pairs), which the call's own
+    keywords override, as in Python."""
+    func: object
+    args: tuple
+    kwargs: tuple
+
+
+@dataclass(frozen=True)
 class Counted:
     """A run-time iteration space: ``element(i)`` for i in range(start, stop, step)."""
     start: object
