@@ -6,6 +6,7 @@ import builtins
 import functools
 import inspect
 import operator
+import types
 
 import gast
 import numpy as np
@@ -99,6 +100,10 @@ class CallLowering:
             return self.convert_scalar(func, args, node)
         if is_user_function(func):
             return self.call_user(func, args, kwargs, node)
+        if isinstance(func, types.MethodType) and is_user_function(func.__func__):
+            # `model.loss(w, x)` of an object read from globals or attributes: inlined, `self`
+            # the object, whose attributes are read as any object's (arrays at each call)
+            return self.call_user(func.__func__, [func.__self__] + list(args), kwargs, node)
         if getattr(func, "__module__", None) in ("sstad.transforms", "sstad.jacobians") and args \
                 and isinstance(args[0], Closure):
             return self.transform_closure(func, args, kwargs, node)
