@@ -44,3 +44,10 @@ def test_grad_of_a_partial():
     w, X, y = r.normal(size=3), r.normal(size=(5, 3)), r.normal(size=5)
     got = sstad.grad(functools.partial(_ridge, X=X, y=y))(w)
     assert np.allclose(got, sstad.grad(_ridge)(w, X, y))
+
+
+def test_noise_drawn_inside_the_loss_is_refused_with_the_way_out():
+    from sstad.errors import UnsupportedSyntaxError
+    with pytest.raises(UnsupportedSyntaxError, match=r"(?s)user_programs_9.py:\d+:\d+: `np.random.seed` uses a "
+                                                     r"random generator's hidden state.*pass them in"):
+        sstad.grad(up.mc_vae_negative_elbo)(*args_of(up._mc_vae_args))

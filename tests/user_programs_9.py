@@ -12,8 +12,9 @@ composited front to back), geometry processing (a closed mesh's volume and area 
 np.cross), knowledge graphs (RotatE's complex rotations with self-adversarial negatives),
 ordinal regression (proportional odds with infinite outer cut points), sequence labelling
 (label-smoothed cross entropy with PyTorch's ignore_index), materials (an embedded-atom
-potential), hydrology (the GR4J rainfall-runoff model's stores, scored by Nash-Sutcliffe) and
-meta-learning (MAML's inner step by sstad.grad, the fast weights by a dict comprehension).
+potential), hydrology (the GR4J rainfall-runoff model's stores, scored by Nash-Sutcliffe),
+meta-learning (MAML's inner step by sstad.grad, the fast weights by a dict comprehension); a
+VAE's ELBO by Monte Carlo with its noise drawn inside the loss is refused (np.random).
 
 tests/test_user_programs_9.py checks each: the value under ``sstad.jit`` against NumPy, and
 the derivatives against central finite differences, on both backends.  Each ``make_args``
@@ -558,3 +559,30 @@ def maml_query_loss(params, tasks, inner_lr=0.05):
         fast = {name: w - inner_lr * grads[name] for name, w in params.items()}
         total += regression_loss(fast, x_q, y_q)
     return total / len(tasks)
+
+
+# --- variational inference: a VAE's negative ELBO by Monte Carlo over several samples of
+#     the reparameterised latent, the noise drawn inside the loss after seeding NumPy's
+#     global generator (as many course notebooks do, for reproducibility).  Not in PROGRAMS:
+#     sstad refuses np.random in compiled code (the seed ran once, at compile time: the value
+#     was not NumPy's); tests/test_user_programs_9.py checks the refusal
+
+def _mc_vae_args(r):
+    d, k, h = 4, 2, 6
+    params = {"enc_W": 0.4 * r.normal(size=(d, h)), "mu_W": 0.4 * r.normal(size=(h, k)),
+              "logvar_W": 0.2 * r.normal(size=(h, k)), "dec_W": 0.4 * r.normal(size=(k, d))}
+    return params, r.normal(size=(5, d))
+
+
+def mc_vae_negative_elbo(params, x, n_samples=3, seed=0):
+    np.random.seed(seed)
+    h = np.tanh(x @ params["enc_W"])
+    mu, log_var = h @ params["mu_W"], h @ params["logvar_W"]
+    recon = 0.0
+    for _ in range(n_samples):
+        eps = np.random.standard_normal(mu.shape)
+        z = mu + np.exp(0.5 * log_var) * eps
+        x_hat = z @ params["dec_W"]
+        recon += 0.5 * np.sum((x - x_hat) ** 2) / n_samples
+    kl = -0.5 * np.sum(1 + log_var - mu ** 2 - np.exp(log_var))
+    return (recon + kl) / x.shape[0]

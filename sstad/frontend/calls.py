@@ -6,6 +6,7 @@ import builtins
 import functools
 import inspect
 import operator
+import random
 import types
 
 import gast
@@ -207,6 +208,12 @@ class CallLowering:
         from sstad.runtime.special import SCIPY
         name = extern_name(func, self.loc_of(node))
         shown = describe(name)
+        if draws_random_numbers(func):
+            raise self.error(UnsupportedSyntaxError, f"`{shown}` uses a random generator's hidden state, which "
+                             "compiled code does not share: it would run once at compile time on constant "
+                             "arguments, draw from Numba's own generator, and a derivative could draw again",
+                             node, "draw the numbers outside the compiled function and pass them in "
+                             "(`eps = rng.standard_normal(shape)`, then `loss(params, eps)`)")
 
         class Runtime(Exception):
             """A run-time value among the arguments."""
@@ -1328,6 +1335,14 @@ def _partial(self, args, kwargs, node):
     if not args:
         raise self.error(SstadTypeError, "partial() takes the function first", node)
     return Partial(args[0], tuple(args[1:]), tuple(kwargs.items()))
+
+
+def draws_random_numbers(func):
+    """np.random's functions, the methods of a Generator or RandomState, Python's random."""
+    if isinstance(getattr(func, "__self__", None), (np.random.Generator, np.random.RandomState, random.Random)):
+        return True
+    module = getattr(func, "__module__", None) or ""
+    return module == "random" or module == "numpy.random" or module.startswith("numpy.random.")
 
 
 # --- functools.reduce and the operator module ---------------------------------------
