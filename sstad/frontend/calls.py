@@ -1077,10 +1077,17 @@ def as_array(self, value, node):
 
 
 def _enumerate(self, args, kwargs, node):
-    if len(args) != 1 or kwargs:
-        raise self.error(UnsupportedSyntaxError, "enumerate(x, start) is not supported", node,
-                         "add the offset to the index inside the loop")
-    return Enumerate(args[0])
+    """``enumerate(x)`` and ``enumerate(x, start)`` (``start=`` too): the index counts from
+    ``start``, an integer known at compile time or at run time."""
+    if not 1 <= len(args) + len(kwargs) <= 2 or len(args) > 2 or set(kwargs) - {"start"} or not args:
+        raise self.error(SstadTypeError, "enumerate() takes an iterable and an optional start", node)
+    start = args[1] if len(args) == 2 else kwargs.get("start")
+    if start is not None and not (is_atom(start) and isinstance(start.type, A.Scalar)
+                                  and start.type.dtype.kind in "iub"):
+        raise self.error(SstadTypeError, f"enumerate()'s start must be an integer, not {self.describe(start)}", node)
+    if isinstance(start, ir.Const) and start.value == 0:
+        start = None
+    return Enumerate(args[0], start)
 
 
 def _zip(self, args, kwargs, node):
@@ -1250,7 +1257,7 @@ def static_items(self, value, node):
     if isinstance(value, Enumerate):
         inner = static_items(self, value.inner, node)
         if isinstance(inner, tuple):
-            return tuple((ir.Const(k), v) for k, v in enumerate(inner))
+            return tuple((self.enumerated_index(ir.Const(k), value.start, node), v) for k, v in enumerate(inner))
     if isinstance(value, Zip):
         spaces = [static_items(self, v, node) for v in value.items]
         if all(isinstance(s, tuple) for s in spaces):

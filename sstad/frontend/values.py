@@ -22,6 +22,7 @@ class RangeValue:
 @dataclass(frozen=True)
 class Enumerate:
     inner: object
+    start: object = None          # enumerate(x, start): a constant or an integer atom; None is 0
 
 
 @dataclass(frozen=True)
