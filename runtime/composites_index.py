@@ -1,4 +1,4 @@
-"""Index composites: the triangle and diagonal index functions, np.nonzero, np.fill_diagonal, np.put_along_axis."""
+"""Index composites: the triangle and diagonal index functions (and their ``_from`` forms), np.nonzero, np.fill_diagonal, np.put_along_axis."""
 import numpy as np
 
 from sstad.runtime.composites import composite, static_range
@@ -34,6 +34,32 @@ def diag_indices(n, ndim=2):
     """np.diag_indices: ``ndim`` copies of ``arange(n)``."""
     idx = np.arange(n)
     return tuple(idx for _ in static_range(ndim))
+
+
+@composite(np.diag_indices_from)
+def diag_indices_from(arr):
+    """np.diag_indices_from: the main diagonal's indices of an array with equal sides."""
+    if np.ndim(arr) < 2:
+        raise ValueError("np.diag_indices_from: input array must be at least 2-d")
+    for k in static_range(np.ndim(arr)):
+        assert arr.shape[k] == arr.shape[0], "np.diag_indices_from: all dimensions of input must be of equal length"
+    return diag_indices(arr.shape[0], np.ndim(arr))
+
+
+@composite(np.triu_indices_from)
+def triu_indices_from(arr, k=0):
+    """np.triu_indices_from: triu_indices of a matrix's shape."""
+    if np.ndim(arr) != 2:
+        raise ValueError("np.triu_indices_from: input array must be 2-d")
+    return triu_indices(arr.shape[0], k, arr.shape[1])
+
+
+@composite(np.tril_indices_from)
+def tril_indices_from(arr, k=0):
+    """np.tril_indices_from: tril_indices of a matrix's shape."""
+    if np.ndim(arr) != 2:
+        raise ValueError("np.tril_indices_from: input array must be 2-d")
+    return tril_indices(arr.shape[0], k, arr.shape[1])
 
 
 @composite(np.ix_)

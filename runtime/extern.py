@@ -120,4 +120,6 @@ Primitive("extern", _impl, _infer, _emit)
 
 from sstad.runtime.primitive import declare  # noqa: E402
 
-declare("extern", effect=True)                       # unseen code: never merged or moved
+declare("extern", effect=True, superlinear=True)   # unseen code: never merged or moved; its result
+#                                                    is kept for the backward sweep, not remade (its
+#                                                    work is unknown, and np.random draws anew)

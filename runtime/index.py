@@ -156,9 +156,18 @@ def index_add(x, index, values):
 @overload(index_add)
 def _index_add_numba(x, index, values):
     if isinstance(index, types.Array) and index.ndim == 1:
+        if not isinstance(values, types.Array):          # np.add.at(counts, idx, 1)
+            def impl_number(x, index, values):
+                for k in range(index.size):
+                    x[index[k]] += values
+                return x
+            return impl_number
+
         def impl(x, index, values):
+            # values broadcast against x[index], as np.add.at's do (one row for every index)
+            v = np.broadcast_to(values, (index.size,) + x.shape[1:])
             for k in range(index.size):
-                x[index[k]] += values[k]
+                x[index[k]] += v[k]
             return x
         return impl
     if isinstance(index, types.BaseTuple):
@@ -178,6 +187,9 @@ def _index_add_tuple(kinds, array_values):
         return None
     lines = ["def impl(x, index, values):"]
     lines.append(f"    v = x[{', '.join(f'index[{j}]' for j in range(n_slices))}]" if n_slices else "    v = x")
+    if array_values:                  # broadcast against x[index], as np.add.at's values are
+        lines.append(f"    vals = np.broadcast_to(values, v.shape[:{n_slices}] + (index[{n_slices}].size,)"
+                     f" + v.shape[{n_slices + len(arrays)}:])")
     counters = [f"s{j}" for j in range(n_slices)]
     depth = 1
     for j, c in enumerate(counters):
@@ -186,10 +198,10 @@ def _index_add_tuple(kinds, array_values):
     lines.append("    " * depth + "for k in range(index[%d].size):" % n_slices)
     depth += 1
     where = counters + [f"index[{n_slices + j}][k]" for j in range(len(arrays))]
-    source = ("values[" + ", ".join(counters + ["k"]) + "]") if array_values else "values"
+    source = ("vals[" + ", ".join(counters + ["k"]) + "]") if array_values else "values"
     lines.append("    " * depth + f"v[{', '.join(where)}] += {source}")
     lines.append("    return x")
-    namespace = {}
+    namespace = {"np": np}
     exec("\n".join(lines), namespace)
     return namespace["impl"]
 

@@ -165,8 +165,13 @@ def _norm_emit(args, params, avals):
     given.update(kw)
     x, ord, axis, keepdims = text_of(given["x"], args), given.get("ord"), given.get("axis"), given.get("keepdims")
     nd = avals[0].ndim
+    exact = avals[0].dtype.kind in "fc"
+    if not exact:                           # NumPy's norm casts integers and bools to float first
+        x = f"{x}.astype(np.float64)"
     if axis is None and not keepdims and (nd == 1 or (nd == 2 and ord is not None and not isinstance(ord, str))):
-        return emit_call("np.linalg.norm")(args, params, avals)
+        if exact:
+            return emit_call("np.linalg.norm")(args, params, avals)
+        return f"np.linalg.norm({x})" if ord is None else f"np.linalg.norm({x}, {text_of(ord, args)})"
     if axis is None:
         axes = tuple(range(nd)) if (ord is not None or nd == 1) else None
     else:

@@ -6,6 +6,8 @@ import builtins
 import functools
 import inspect
 import operator
+import random
+import types
 
 import gast
 import numpy as np
@@ -16,7 +18,7 @@ from sstad.frontend.objects import call_handler as object_call
 from sstad.frontend.pytree import PytreeObject, StaticList, flatten, is_atom, unflatten
 from sstad.frontend.scope import Scope, assigned_names, resolve
 from sstad.frontend.source import closure_values, function_node, is_user_function
-from sstad.frontend.values import BoundMethod, Closure, Counted, Enumerate, RangeValue, Zip
+from sstad.frontend.values import BoundMethod, Closure, Counted, Enumerate, Partial, RangeValue, Zip
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
 from sstad.runtime.containers import list_of
@@ -78,6 +80,10 @@ class CallLowering:
             return self.call_recursive(func.fun, args, kwargs, node, custom=func)
         if isinstance(func, BoundMethod):
             return self.call_method(func, args, kwargs, node)
+        if isinstance(func, functools.partial):          # a partial made outside, read as a global
+            func = self.partial_of_global(func, node)
+        if isinstance(func, Partial):
+            return self.call(func.func, list(func.args) + list(args), {**dict(func.kwargs), **kwargs}, node)
         if hasattr(func, "sstad_lower") and not isinstance(func, type):
             return self.call_transform(func, args, kwargs, node)
         definition = definition_of(func)
@@ -95,6 +101,10 @@ class CallLowering:
             return self.convert_scalar(func, args, node)
         if is_user_function(func):
             return self.call_user(func, args, kwargs, node)
+        if isinstance(func, types.MethodType) and is_user_function(func.__func__):
+            # `model.loss(w, x)` of an object read from globals or attributes: inlined, `self`
+            # the object, whose attributes are read as any object's (arrays at each call)
+            return self.call_user(func.__func__, [func.__self__] + list(args), kwargs, node)
         if getattr(func, "__module__", None) in ("sstad.transforms", "sstad.jacobians") and args \
                 and isinstance(args[0], Closure):
             return self.transform_closure(func, args, kwargs, node)
@@ -106,6 +116,18 @@ class CallLowering:
                          f"call to `{(module + '.') if module else ''}{shown}` is not supported",
                          node, "call NumPy, math or your own Python functions (docs/subset.md), or "
                          "register it as a primitive with its rule (docs/ad.md, 'The rule table')")
+
+    def partial_of_global(self, partial, node):
+        """A ``functools.partial`` object from globals: its function and its arguments, which
+        must be numbers or static values (its arrays would be fixed at compile time)."""
+        bound = list(partial.args) + list(partial.keywords.values())
+        if any(isinstance(v, np.ndarray) for v in bound):
+            raise self.error(UnsupportedSyntaxError, "a functools.partial made outside the compiled function "
+                             "holds an array", node, "make the partial inside the function, or pass the array "
+                             "as an argument")
+        value = lambda v: self.static(v, "functools.partial", "value", node)   # noqa: E731
+        return Partial(partial.func, tuple(value(v) for v in partial.args),
+                       tuple((k, value(v)) for k, v in partial.keywords.items()))
 
     def transform_closure(self, transform, args, kwargs, node):
         """``sstad.grad(lambda w: loss(w, x))`` inside compiled code, lambda lifted: the
@@ -186,6 +208,12 @@ class CallLowering:
         from sstad.runtime.special import SCIPY
         name = extern_name(func, self.loc_of(node))
         shown = describe(name)
+        if draws_random_numbers(func):
+            raise self.error(UnsupportedSyntaxError, f"`{shown}` uses a random generator's hidden state, which "
+                             "compiled code does not share: it would run once at compile time on constant "
+                             "arguments, draw from Numba's own generator, and a derivative could draw again",
+                             node, "draw the numbers outside the compiled function and pass them in "
+                             "(`eps = rng.standard_normal(shape)`, then `loss(params, eps)`)")
 
         class Runtime(Exception):
             """A run-time value among the arguments."""
@@ -777,6 +805,8 @@ class CallLowering:
                 return self.python_number(self.only_element(obj, node), node)
             if name == "fill":
                 return self.fill(obj, args, kwargs, node)
+            if name == "sort":
+                return self.sort_in_place(obj, args, kwargs, node)
             if name in ("transpose", "reshape") and args:      # a.reshape(4, 3) is a.reshape((4, 3))
                 args = [tuple(args)] if len(args) > 1 else args
             if name == "flatten":                                   # a copy of the ravel, in its order
@@ -801,6 +831,13 @@ class CallLowering:
                              "to copy an array in, write `a[...] = b`")
         value = self.convert_scalar(a.type.dtype.type, [value], node)       # NumPy casts, as a.astype would
         self.store_subscript(a, (slice(None),) * a.type.ndim, value, node)   # not x[...]: Numba cannot read it
+        return None
+
+    def sort_in_place(self, a, args, kwargs, node):
+        """``a.sort(axis=-1)``: ``a[...] = np.sort(a, axis)``, in place through views, with
+        ``np.sort``'s parameters and derivative.  Returns None, as NumPy does."""
+        ordered = self.call(np.sort, [a] + list(args), kwargs, node)
+        self.store_subscript(a, (slice(None),) * a.type.ndim, ordered, node)
         return None
 
     def list_append(self, lst, value, node):
@@ -1045,10 +1082,17 @@ def as_array(self, value, node):
 
 
 def _enumerate(self, args, kwargs, node):
-    if len(args) != 1 or kwargs:
-        raise self.error(UnsupportedSyntaxError, "enumerate(x, start) is not supported", node,
-                         "add the offset to the index inside the loop")
-    return Enumerate(args[0])
+    """``enumerate(x)`` and ``enumerate(x, start)`` (``start=`` too): the index counts from
+    ``start``, an integer known at compile time or at run time."""
+    if not 1 <= len(args) + len(kwargs) <= 2 or len(args) > 2 or set(kwargs) - {"start"} or not args:
+        raise self.error(SstadTypeError, "enumerate() takes an iterable and an optional start", node)
+    start = args[1] if len(args) == 2 else kwargs.get("start")
+    if start is not None and not (is_atom(start) and isinstance(start.type, A.Scalar)
+                                  and start.type.dtype.kind in "iub"):
+        raise self.error(SstadTypeError, f"enumerate()'s start must be an integer, not {self.describe(start)}", node)
+    if isinstance(start, ir.Const) and start.value == 0:
+        start = None
+    return Enumerate(args[0], start)
 
 
 def _zip(self, args, kwargs, node):
@@ -1135,7 +1179,7 @@ def _callable(self, args, kwargs, node):
     if len(args) != 1 or kwargs:
         raise self.error(SstadTypeError, "callable() takes exactly one argument", node)
     (x,) = args
-    if isinstance(x, (Closure, BoundMethod, CustomFunction, Remat)):
+    if isinstance(x, (Closure, BoundMethod, CustomFunction, Remat, Partial)):
         return ir.Const(True)
     if isinstance(x, PytreeObject):
         return ir.Const(any("__call__" in vars(k) for k in x.cls.__mro__))
@@ -1218,7 +1262,7 @@ def static_items(self, value, node):
     if isinstance(value, Enumerate):
         inner = static_items(self, value.inner, node)
         if isinstance(inner, tuple):
-            return tuple((ir.Const(k), v) for k, v in enumerate(inner))
+            return tuple((self.enumerated_index(ir.Const(k), value.start, node), v) for k, v in enumerate(inner))
     if isinstance(value, Zip):
         spaces = [static_items(self, v, node) for v in value.items]
         if all(isinstance(s, tuple) for s in spaces):
@@ -1296,6 +1340,21 @@ def _dict(self, args, kwargs, node):
             out[self.static_key(pair[0], node)] = pair[1]
     out.update(kwargs)
     return out
+
+
+def _partial(self, args, kwargs, node):
+    """``functools.partial(fn, *args, **kwargs)``: a static value; calls of it are inlined."""
+    if not args:
+        raise self.error(SstadTypeError, "partial() takes the function first", node)
+    return Partial(args[0], tuple(args[1:]), tuple(kwargs.items()))
+
+
+def draws_random_numbers(func):
+    """np.random's functions, the methods of a Generator or RandomState, Python's random."""
+    if isinstance(getattr(func, "__self__", None), (np.random.Generator, np.random.RandomState, random.Random)):
+        return True
+    module = getattr(func, "__module__", None) or ""
+    return module == "random" or module == "numpy.random" or module.startswith("numpy.random.")
 
 
 # --- functools.reduce and the operator module ---------------------------------------
@@ -1383,7 +1442,7 @@ BUILTINS = {id(builtins.len): _len, id(builtins.range): _range, id(builtins.abs)
             id(builtins.list): _list, id(builtins.tuple): _tuple, id(builtins.dict): _dict,
             id(builtins.slice): _slice, id(builtins.reversed): _reversed,
             id(builtins.sorted): _sorted,
-            id(functools.reduce): _reduce, **{id(f): handler for f, handler in OPERATORS.items()}}
+            id(functools.reduce): _reduce, id(functools.partial): _partial, **{id(f): handler for f, handler in OPERATORS.items()}}
 
 
 def _nesting(value):

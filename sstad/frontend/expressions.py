@@ -33,7 +33,6 @@ UNSUPPORTED_EXPRESSIONS = {
     gast.NamedExpr: ("the walrus operator `:=` is not supported", "assign on a separate line"),
     gast.Set: ("set literals are not supported", "use a tuple or a list"),
     gast.SetComp: ("set comprehensions are not supported", "use a list comprehension"),
-    gast.DictComp: ("dict comprehensions are not supported", "build the dict with a literal"),
     gast.JoinedStr: ("f-strings are not supported in compiled code", "format outside the function"),
     gast.Starred: ("star-arguments `*args` are not supported", "pass the arguments one by one"),
 }
@@ -178,14 +177,52 @@ class ExpressionLowering:
 
     expr_GeneratorExp = expr_ListComp
 
-    def comprehension(self, node):
+    def only_generator(self, node):
         if len(node.generators) != 1 or node.generators[0].is_async:
             raise self.error(UnsupportedSyntaxError, "only one `for` per comprehension is supported",
                              node, "nest two loops explicitly")
-        gen = node.generators[0]
+        return node.generators[0]
+
+    def restore_targets(self, gen, saved):
+        """Comprehension targets do not leak: give their names back their earlier values."""
+        for name in {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}:
+            if name in saved:
+                self.scope.env[name] = saved[name]
+            else:
+                self.scope.env.pop(name, None)
+
+    def expr_DictComp(self, node):
+        """``{k: v - lr * g[k] for k, v in params.items()}``: a static dict, unrolled over a
+        static sequence (a dict's keys or items, a tuple or list literal) as a dict literal
+        is; its keys must be constants and its ``if``s decided while compiling."""
+        gen = self.only_generator(node)
+        space = self.iteration_space(self.expr(gen.iter), gen.iter)
+        if not isinstance(space, tuple):
+            raise self.error(SstadTypeError, "a dict comprehension needs a sequence known while compiling "
+                             "(a dict is resolved while compiling)", gen.iter,
+                             "iterate a dict, a tuple or a list literal (`for k, v in params.items()`); "
+                             "for entries known only at run time build a list")
+        saved = dict(self.scope.env)
+        out = {}
+        for item in space:
+            self.assign(gen.target, item)
+            if all(self.static_condition(cond) for cond in gen.ifs):
+                out[self.static_key(self.expr(node.key), node.key)] = self.expr(node.value)
+        self.restore_targets(gen, saved)
+        return out
+
+    def static_condition(self, cond):
+        truth = self.truth(self.expr(cond), cond)
+        if not isinstance(truth, ir.Const):
+            raise self.error(SstadTypeError, "the `if` of a dict comprehension must be decided while "
+                             "compiling: the dict's keys are", cond,
+                             "keep every key and choose the value with np.where, or test a key (`if k != \"b\"`)")
+        return bool(truth.value)
+
+    def comprehension(self, node):
+        gen = self.only_generator(node)
         space = self.iteration_space(self.expr(gen.iter), gen.iter)
         saved = dict(self.scope.env)
-        bound = {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
         if isinstance(space, tuple) and not gen.ifs:
             items = []
             for v in space:
@@ -205,11 +242,7 @@ class ExpressionLowering:
                     hint="items"), lambda: None)
             self.for_each(gen.target, space, append, exits=False)
             result = self.scope.env.pop(key)
-        for name in bound:                    # comprehension targets do not leak
-            if name in saved:
-                self.scope.env[name] = saved[name]
-            else:
-                self.scope.env.pop(name, None)
+        self.restore_targets(gen, saved)
         return result
 
     def expr_Lambda(self, node):

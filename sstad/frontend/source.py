@@ -28,6 +28,12 @@ def _parse_file(filename):
 
 def function_node(fn: types.FunctionType):
     """The gast ``FunctionDef`` or ``Lambda`` node of ``fn`` and its file name."""
+    if isinstance(fn, types.MethodType):
+        shown = fn.__func__.__qualname__
+        raise SourceError(f"sstad compiles Python functions from their source; `{shown}` is a method bound "
+                          "to an object", hint=f"compile a function that calls it, `def loss(*args): return "
+                          f"obj.{fn.__name__}(*args)` with the object a global (its array attributes are read "
+                          "at each call), or pass the object as an argument (a dataclass)")
     if not isinstance(fn, types.FunctionType):
         shown = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
         raise SourceError(f"sstad compiles Python functions from their source; `{shown}` is not one",

@@ -438,12 +438,12 @@ class StatementLowering:
         if isinstance(value, Enumerate):
             inner = self.iteration_space(value.inner, node)
             if isinstance(inner, tuple):
-                return tuple((ir.Const(k), v) for k, v in enumerate(inner))
+                return tuple((self.enumerated_index(ir.Const(k), value.start, node), v) for k, v in enumerate(inner))
             start, stop, step, element = inner.start, inner.stop, inner.step, inner.element
             if not (ir.is_scalar_const(start, 0) and ir.is_scalar_const(step, 1)):
                 raise self.error(UnsupportedSyntaxError, "enumerate over a range that does not start at 0",
                                  node, "enumerate an array or list, or use range directly")
-            return Counted(start, stop, step, lambda i: (i, element(i)))
+            return Counted(start, stop, step, lambda i: (self.enumerated_index(i, value.start, node), element(i)))
         if isinstance(value, Zip):
             spaces = [self.iteration_space(v, node) for v in value.items]
             if all(isinstance(s, tuple) for s in spaces):
@@ -460,6 +460,10 @@ class StatementLowering:
             return Counted(ir.Const(0), stop, ir.Const(1), lambda i: tuple(s.element(i) for s in spaces))
         raise self.error(UnsupportedSyntaxError, f"cannot iterate over {self.describe(value)}", node,
                          "iterate over range(...), an array, a list, enumerate(...) or zip(...)")
+
+    def enumerated_index(self, k, start, node):
+        """Item ``k``'s index in ``enumerate(x, start)``: ``k`` plus ``start`` (None: 0)."""
+        return k if start is None else self.binop("add", k, start, node)
 
     def stacked_space(self, items, node):
         """The static ``items`` zipped with a run-time sequence, iterated as one new array

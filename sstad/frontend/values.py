@@ -22,6 +22,7 @@ class RangeValue:
 @dataclass(frozen=True)
 class Enumerate:
     inner: object
+    start: object = None          # enumerate(x, start): a constant or an integer atom; None is 0
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,16 @@ class BoundMethod:
     """``obj.name`` before the call: a method of an array, list or dict."""
     obj: object
     name: str
+
+
+@dataclass(frozen=True)
+class Partial:
+    """``functools.partial(fn, *args, **kwargs)`` made in compiled code: a call of it calls
+    ``fn`` with ``args`` first and ``kwargs`` (a tuple of pairs), which the call's own
+    keywords override, as in Python."""
+    func: object
+    args: tuple
+    kwargs: tuple
 
 
 @dataclass(frozen=True)
