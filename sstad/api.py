@@ -348,6 +348,7 @@ class Jitted:
     """A function compiled per argument signature.  See :func:`jit`."""
 
     def __init__(self, fn, backend, fallback, tiered=False):
+        refuse_partial(fn, "jit")
         self.fn, self.backend, self.fallback, self.tiered = fn, get_backend(backend), fallback, tiered
         heap.keep_freed_memory()      # a tape's pages are reused by the next call, not faulted in again
         self._compiled = {}     # signature -> Compiled
@@ -460,6 +461,19 @@ class Jitted:
             self._forget()
             compiled = self.specialise(args)
         return compiled.run(self.backend, compiled.leaves(args))
+
+
+def refuse_partial(fn, what):
+    """sstad compiles a function's source with its arguments as inputs; a
+    ``functools.partial`` holds some of them outside both."""
+    if isinstance(fn, functools.partial):
+        code = getattr(fn.func, "__code__", None)
+        where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+        name = getattr(fn.func, "__name__", "f")
+        bound = ", ".join([f"<{len(fn.args)} positional>"] * bool(fn.args) + [f"{k}=..." for k in fn.keywords])
+        raise TypeError(f"sstad.{what} takes a function defined with `def`, not a functools.partial of "
+                        f"`{name}`{where}: pass the bound arguments ({bound}) at the call, "
+                        f"`sstad.{what}({name})(..., {bound})`, or define a function that calls `{name}`")
 
 
 def jit(fn=None, *, backend="numba", fallback=False, tiered=False):

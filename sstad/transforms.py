@@ -15,7 +15,7 @@ import os
 from sstad.ad.residuals import check_policy
 from sstad.ad.reverse import ReverseMode, differentiable
 from sstad.errors import SstadTypeError
-from sstad.api import Jitted, jit
+from sstad.api import Jitted, jit, refuse_partial
 from sstad.frontend.lower import Lowerer, flatten_runtime, lower, python_name
 from sstad.ir import nodes as ir
 from sstad.ir.escape import export_escaping
@@ -97,6 +97,7 @@ def _check_argnums(fun, in_tree, ranges, picked, loc):
 class _Transform:
     def __init__(self, fun, **options):
         self.fun = getattr(fun, "fn", fun)     # accept an sstad.jit object too
+        refuse_partial(self.fun, type(self).__name__.lower().strip("_"))
         if not callable(self.fun):
             raise TypeError(f"sstad.{type(self).__name__.lower().strip('_')} takes a function, not {type(fun).__name__}")
         self.options = options
