@@ -224,6 +224,7 @@ def misc_systematic():
     c += combos("triu", np.triu, [[R(5, 5), R(5, 5, 4)]], k=[-1, 0, 1])
     c += combos("swapaxes", np.swapaxes, [[R(3, 4, 5)]], axis1=[0, 1, 2], axis2=[0, 1, 2])
     c += combos("rollaxis", np.rollaxis, [[R(2, 3, 4)]], axis=[0, 1, 2], start=[0, 1, 2, 3])
+    c += combos("rollaxis", np.rollaxis, [[R(2, 3, 4)]], axis=[-1, 1], start=[-3, -1])
     c += combos("cross", np.cross, [[R(3, 3)], [R(3, 3)]], axisa=[-1, 0, 1], axisb=[-1, 0, 1], axisc=[-1, 0, 1])
     c += combos("cross", np.cross, [[R(3, 3)], [R(3, 3)]], axis=[-1, 0, 1])
     for name, fn, arrays in (("vsplit", np.vsplit, [R(4, 8), R(4, 4, 4)]), ("hsplit", np.hsplit, [R(4, 8), R(4, 4, 4)]),

@@ -36,6 +36,13 @@ XFAIL = {
     "tensordot5[4,f,axes=0]": "np.tensordot of an array and a Python number: the reverse rule in "
                               "sstad/ad/structural.py reads .ndim of a Scalar (AttributeError)",
 }
+# np.vstack(a) / np.hstack(a) of one array (NumPy joins its items): the derivative rules in
+# runtime/shape.py loop over a tuple of arrays and cannot tell one array from it (rules
+# have no isinstance); refused with an unclear message about the rule's own `pieces`
+for _case in cases.SYSTEMATIC:
+    if _case.name in ("vstack[2]", "vstack[2x3]", "vstack[2x3x4]", "hstack[2]", "hstack[3x2]", "hstack[2x3x4]"):
+        XFAIL[_case.name] = ("np.vstack/np.hstack of one array: the rule in runtime/shape.py iterates it as a tuple "
+                             "('`pieces` has a different structure on different paths')")
 
 
 def _refusal(name):
@@ -66,7 +73,7 @@ def _check(case):
 
 
 # The python backend: every case.  Binary operations over all 16 pairs of shapes are many
-# (~300 checks): they run in one test per operation.
+# (~300 checks): they run in one test per operation, most of them in the slow slice.
 
 @pytest.mark.parametrize("case", _params(cases.STATISTICS + cases.UNARY))
 def test_statistics_and_unary(case):
@@ -80,7 +87,12 @@ def _binary_groups():
     return groups
 
 
-@pytest.mark.parametrize("name", sorted(_binary_groups()))
+#: the operations whose 16 shape pairs run in the fast slice; the others' are slow
+FAST_BINARY = {"add", "true_divide", "logaddexp", "mod", "op_pow", "hypot", "remainder"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=() if n in FAST_BINARY else pytest.mark.slow)
+                                  for n in sorted(_binary_groups())])
 def test_binary_over_all_shape_pairs(name):
     for case in _binary_groups()[name]:
         _check(case)

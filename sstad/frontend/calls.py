@@ -436,6 +436,11 @@ class CallLowering:
             kwargs = {k: v for k, v in kwargs.items() if k != "optimize"}
         if lookup(name).reads_list and args and isinstance(args[0], (tuple, StaticList)):
             args = [self.literal_items_as_arrays(args[0], node), *args[1:]]
+        if name == "linalg.norm" and args and isinstance(args[0], (tuple, StaticList)):
+            # NumPy makes an array of a sequence of numbers first (autograd's norm([x, x + 2]))
+            made = self.array_of(args[0], copy=False, node=node)
+            if made is not None:
+                args = [made, *args[1:]]
         if name in ("array", "asarray") and len(args) <= 2 and set(kwargs) <= {"copy", "dtype"}:
             copy = kwargs.get("copy", ir.Const(name == "array"))
             copying = not isinstance(copy, ir.Const) or bool(copy.value)
