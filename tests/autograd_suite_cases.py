@@ -860,7 +860,7 @@ def logsumexp_of_one_row(a):
 
 
 def make_psd(m):
-    return m.T @ m + np.eye(m.shape[0])
+    return m.T @ m + np.eye(m.shape[1])
 
 
 def special_unary(name, fn, lims):
@@ -976,3 +976,108 @@ def higher_cases():
 
 
 HIGHER = higher_cases()
+
+
+# --- the numba backend: the same calls, many to a compiled function ---------------------
+# (Numba compiles for minutes per dozen functions: each group below is one function whose
+# outputs are the calls of a family, with the shapes and keywords of the cases above.)
+
+def grouped_statistics(b, c, d):
+    return (np.max(c, axis=0, keepdims=True), np.min(d, axis=1), np.mean(b, keepdims=True), np.sum(c, axis=1),
+            np.prod(d, axis=0, keepdims=True), np.var(c, axis=1, keepdims=True), np.std(b, axis=0),
+            np.var(c, axis=1, ddof=2), np.std(d, ddof=1, keepdims=True), np.max(b), np.min(c, axis=(0, 1)),
+            special.logsumexp(c, axis=0, keepdims=True), special.logsumexp(c, axis=1, b=np.exp(c)),
+            np.mean(c, axis=0), np.prod(b))
+
+
+def grouped_ufuncs(v, m, row, p):
+    return (np.arccosh(p + 1.0) + np.arcsinh(m) + np.arctanh(m / 3.0) + np.cosh(row) + np.exp2(v) + np.expm1(m),
+            np.log10(p) + np.log2(p) + np.log1p(p) + np.degrees(m) / 50.0 + np.rad2deg(v) / 50.0 + np.sign(p),
+            np.tan(m / 2.0) + np.square(row) + np.sqrt(p) + np.fabs(p) + np.floor(p) + np.ceil(p),
+            np.logaddexp(v, m) + np.logaddexp2(row, m) + np.remainder(m, p + 0.7) + np.mod(row, -p - 0.3),
+            np.true_divide(v, p + 0.3) + m % (p + 1.3) + p ** v + np.hypot(row, p) + np.arctan2(p, row + 2.5),
+            np.maximum(row, m) + np.fmin(m, v) + np.fmax(row, v) + np.minimum(v, m))
+
+
+def grouped_products(v3, m23, t223, m34, t234, t2232, t2234):
+    return (np.dot(t223, t234), np.dot(v3, m34), np.dot(1.5, m23), np.inner(m23, m23), np.inner(v3, 0.3),
+            np.matmul(t223, m34), np.matmul(v3, t234), np.matmul(t223, v3),
+            np.tensordot(t223, t234, axes=((2,), (1,))), np.tensordot(m23, t223, axes=((0, 1), (1, 2))),
+            np.tensordot(t234, t2234, axes=((1, 0), (2, 1))), np.tensordot(m23, m23.T, 1),
+            np.tensordot(m23, m34, axes=((-1,), (0,))), np.kron(m23, m34),
+            np.einsum("...ij,...jk->...ik", m23, t234), np.einsum("jk...,lj...->lk...", t223, t223),
+            np.einsum("ijk,lji->lki", t234.reshape(4, 3, 2), t234.reshape(2, 3, 4)),
+            np.einsum(m23, [0, 1], m34, [1, 2], [0, 2]))
+
+
+def grouped_shapes(a234, m55, v7, m48, t444):
+    parts = np.array_split(t444, [1, 3], axis=2)
+    pieces = np.split(m48, 4, axis=1)
+    return (np.transpose(a234, (2, 0, 1)), np.repeat(a234, 2, axis=1), np.repeat(m55, 0, axis=0),
+            np.diff(t444, n=2, axis=1), np.diff(m55, axis=0), np.tile(m48[:1], (2, 3)), np.trace(m55, offset=-1),
+            np.trace(a234, offset=1), np.diag(m55, k=1), np.diag(v7, k=-1), np.tril(t444, k=-1), np.triu(m55, k=1),
+            np.swapaxes(a234, 0, 2), np.rollaxis(a234, 2, 1), np.cross(m48[:, :3], m48[:, 3:6], axisa=-1, axisb=1,
+                                                                      axisc=0),
+            parts[0] + parts[2][:, :, :1], pieces[1] * pieces[3], np.hsplit(m48, [1, 2])[2],
+            np.vsplit(t444, 2)[1], np.dsplit(t444, [1, 2])[0], np.concatenate((t444, t444), axis=2),
+            np.vstack((m48, m48[:1])), np.hstack((m48, m55[:4])), np.stack((v7, v7), axis=1),
+            np.column_stack((v7, v7)), np.sort(v7), np.partition(v7, 3), np.atleast_3d(m48), np.atleast_2d(v7))
+
+
+def grouped_numpy(a564, v10, m1011, x, m55):
+    return (a564[3, 0, 1] + a564[::-1, 2:4, :][0, 0, 0], a564.reshape(5 * 4, 6), np.ravel(a564), a564.flatten(),
+            np.append(v10, x), np.concatenate((a564, a564), 1), np.cumsum(m1011, axis=1), np.cumsum(m1011),
+            np.flipud(m1011) + np.fliplr(m1011), np.rot90(m1011), np.roll(m55, 2, axis=1), np.clip(m55, 0.1, 1.1),
+            np.array([[x, x * 1.0, x + 2.5], [x ** 2, x, x / 2.0]]), np.array([m55, m55]),
+            np.where(m55 > 0.0, m55, 2.0 * m55), np.expand_dims(m55, 2), np.sum(v10[[0, 1, 0]]),
+            np.dot(v10[:5], v10[5:]), np.diagonal(a564[:4, :4], axis1=-1, axis2=-2), np.nan_to_num(v10 / 1.0),
+            np.linspace(x, 3.4, 5), np.gradient(m55, axis=(0, -1))[1], np.gradient(v10), sum([m55, m55]))
+
+
+def grouped_linalg(m8, s444, m53, m66, spd6, t453):
+    w, v = np.linalg.eigh(symmetric(spd6))
+    u, s, vt = np.linalg.svd(t453, full_matrices=False)
+    return (np.linalg.inv(m8), np.linalg.inv(s444), np.linalg.pinv(m53), np.linalg.pinv(t453),
+            np.linalg.solve(m8, SOLVE_B), np.linalg.solve(m8, SOLVE_B1), np.linalg.solve(s444, m53[:4, :1]),
+            np.linalg.det(m66), np.linalg.det(s444), np.linalg.slogdet(m66)[1], np.linalg.slogdet(s444)[1],
+            np.linalg.norm(m53), np.linalg.norm(t453, axis=(0, 1)), np.linalg.norm(m53[:, 0], ord=3),
+            np.linalg.norm(t453, axis=1), np.linalg.norm(m53, ord="nuc"), w, v, np.linalg.cholesky(symmetric(spd6)),
+            u, s, vt, np.linalg.svd(m53, compute_uv=False))
+
+
+def grouped_scipy(x4, loc4, scale4, pos4, u4, m43, r13, c41):
+    return (stats.norm.logpdf(m43, r13, c41) + stats.norm.cdf(m43, r13, c41) + stats.norm.logsf(m43, r13, c41),
+            stats.norm.pdf(x4, loc4, scale4) + stats.norm.sf(x4, loc4, scale4) + stats.norm.logcdf(x4, loc4, scale4),
+            stats.beta.pdf(u4, pos4, scale4) + stats.beta.logpdf(u4, pos4, scale4),
+            stats.gamma.pdf(pos4, scale4) + stats.gamma.logpdf(pos4, scale4),
+            stats.poisson.logpmf(np.round(loc4 ** 2), pos4) + stats.poisson.pmf(np.round(loc4 ** 2), pos4),
+            stats.t.pdf(x4, pos4 + 1.0, loc4, scale4) + stats.t.logpdf(x4, pos4 + 1.0, loc4, scale4),
+            stats.multivariate_normal.logpdf(m43.T, x4, make_psd(m43.T)),
+            stats.dirichlet.logpdf(u4 / np.sum(u4), pos4),
+            special.beta(pos4, scale4) + special.betaln(pos4, scale4) + special.polygamma(0, pos4)
+            + special.jn(2, pos4) + special.yn(2, pos4) + special.psi(pos4) + special.gamma(pos4) + special.gammaln(pos4)
+            + special.rgamma(pos4) + special.multigammaln(pos4[0] + 3.0, 2) + special.j0(pos4) + special.j1(pos4)
+            + special.y0(pos4) + special.y1(pos4) + special.i0(pos4) + special.i1(pos4) + special.erf(x4)
+            + special.erfc(x4) + special.erfinv(u4 - 0.5) + special.erfcinv(u4 + 0.5) + special.logit(u4)
+            + special.expit(x4))
+
+
+def numba_groups():
+    b, c, d = R(3), R(2, 3), R(1, 3)
+    v = rng.uniform(-2.0, 2.0, 2)
+    return [
+        Case("grouped_statistics", grouped_statistics, (b, c, d ** 2 + 0.1)),
+        Case("grouped_ufuncs", grouped_ufuncs, (v, rng.uniform(-2.0, 2.0, (3, 2)), rng.uniform(-2.0, 2.0, (1, 2)),
+                                                rng.uniform(0.2, 0.45, (3, 2)))),
+        Case("grouped_products", grouped_products, (R(3), R(2, 3), R(2, 2, 3), R(3, 4), R(2, 3, 4), R(2, 2, 3, 2),
+                                                    R(2, 2, 3, 4))),
+        Case("grouped_shapes", grouped_shapes, (R(2, 3, 4), R(5, 5), R(7), R(4, 8), R(4, 4, 4))),
+        Case("grouped_numpy", grouped_numpy, (R(5, 6, 4), R(10), R(10, 11), 1.3, R(5, 5))),
+        Case("grouped_linalg", grouped_linalg, (R(8, 8) + 10 * np.eye(8), R(4, 4, 4) + 5 * np.eye(4), R(5, 3), R(6, 6),
+                                                psd(6), R(4, 5, 3))),
+        Case("grouped_scipy", grouped_scipy, (R(4), R(4), positive(4), positive(4), U(0.1, 0.9, 4), R(4, 3), R(1, 3),
+                                              positive(4, 1))),
+    ]
+
+
+NUMBA_GROUPS = numba_groups()

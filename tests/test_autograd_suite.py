@@ -14,7 +14,7 @@ from sstad.testing import check_grads
 
 #: calls sstad refuses, with a clear message at the user's line: (case name prefix, message)
 REFUSED = {
-    "chi2.": "`scipy.stats.chi2.[a-z]+` has no derivative rule",
+    "chi2.cdf": "`scipy.stats.chi2.cdf` has no derivative rule",
     "beta.cdf": "`scipy.stats.beta.cdf` has no derivative rule",
     "gamma.cdf": "`scipy.stats.gamma.cdf` has no derivative rule",
     "poisson.cdf": "`scipy.stats.poisson.cdf` has no derivative rule",
@@ -47,7 +47,7 @@ for _case in cases.SYSTEMATIC:
 
 def _refusal(name):
     for prefix, message in REFUSED.items():
-        if name == prefix or name.startswith(prefix) and (prefix.endswith((".", "_")) or name[len(prefix)] == "["):
+        if name == prefix or name.startswith(prefix) and (prefix.endswith("_") or name[len(prefix)] == "["):
             return message
     return None
 
@@ -144,3 +144,10 @@ def test_jacobian_of_a_vector_function():
     numeric = np.stack([(cases.softmax(x + eps * e) - cases.softmax(x - eps * e)) / (2 * eps) for e in np.eye(5)], axis=1)
     assert np.allclose(sstad.jacrev(cases.softmax)(x), numeric, atol=1e-7)
     assert np.allclose(sstad.jacfwd(cases.softmax)(x), numeric, atol=1e-7)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", _params(cases.NUMBA_GROUPS))
+def test_numba(case):
+    """Each family's calls in one compiled function on the numba backend."""
+    check_grads(case.fn, case.args, backend="numba")
