@@ -210,6 +210,7 @@ def misc_systematic():
                 axes=[((0, 1), (1, 2)), ((1, 0), (2, 1))])
     c += combos("tensordot4", np.tensordot, [[R(2, 2), R(4, 2, 2)], [R(2, 2), R(2, 2, 4)]], axes=[1, 2])
     c += combos("tensordot5", np.tensordot, [[R(4)], [R()]], axes=[0])
+    c += combos("tensordot5", np.tensordot, [[R(), R(2, 3)], [R(4), R()]], axes=[0])
     c += combos("tensordot6", np.tensordot, [[R(2, 6)], [R(6, 3)]], axes=[((-1,), (0,))])
     for name, fn in (("maximum", np.maximum), ("fmax", np.fmax), ("minimum", np.minimum), ("fmin", np.fmin)):
         c += combos(name, fn, [[R(1), R(1, 4), R(3, 4)], [R(1), R(1, 4), R(3, 4)]])
@@ -1004,7 +1005,7 @@ def grouped_products(v3, m23, t223, m34, t234, t2232, t2234):
             np.matmul(t223, m34), np.matmul(v3, t234), np.matmul(t223, v3),
             np.tensordot(t223, t234, axes=((2,), (1,))), np.tensordot(m23, t223, axes=((0, 1), (1, 2))),
             np.tensordot(t234, t2234, axes=((1, 0), (2, 1))), np.tensordot(m23, m23.T, 1),
-            np.tensordot(m23, m34, axes=((-1,), (0,))), np.kron(m23, m34),
+            np.tensordot(m23, m34, axes=((-1,), (0,))), np.kron(m23, m34), np.tensordot(v3, 1.5, axes=0),
             np.einsum("...ij,...jk->...ik", m23, t234), np.einsum("jk...,lj...->lk...", t223, t223),
             np.einsum("ijk,lji->lki", t234.reshape(4, 3, 2), t234.reshape(2, 3, 4)),
             np.einsum(m23, [0, 1], m34, [1, 2], [0, 2]))

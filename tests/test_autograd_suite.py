@@ -31,11 +31,8 @@ REFUSED = {
     "squeeze_": "np.squeeze without `axis` is not supported",
 }
 
-#: defects found and not fixed here (they lie in sstad/ad): strict xfails
-XFAIL = {
-    "tensordot5[4,f,axes=0]": "np.tensordot of an array and a Python number: the reverse rule in "
-                              "sstad/ad/structural.py reads .ndim of a Scalar (AttributeError)",
-}
+#: defects found and not fixed here: strict xfails
+XFAIL = {}
 # np.vstack(a) / np.hstack(a) of one array (NumPy joins its items): the derivative rules in
 # runtime/shape.py loop over a tuple of arrays and cannot tell one array from it (rules
 # have no isinstance); refused with an unclear message about the rule's own `pieces`

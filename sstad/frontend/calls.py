@@ -436,6 +436,8 @@ class CallLowering:
             kwargs = {k: v for k, v in kwargs.items() if k != "optimize"}
         if lookup(name).reads_list and args and isinstance(args[0], (tuple, StaticList)):
             args = [self.literal_items_as_arrays(args[0], node), *args[1:]]
+        if name == "tensordot" and any(self.is_number(a) for a in args[:2]) and self.no_axes(args, kwargs):
+            return self.binop("mul", args[0], args[1], node)
         if name == "linalg.norm" and args and isinstance(args[0], (tuple, StaticList)):
             # NumPy makes an array of a sequence of numbers first (autograd's norm([x, x + 2]))
             made = self.array_of(args[0], copy=False, node=node)
@@ -503,6 +505,21 @@ class CallLowering:
         if view and atoms:
             self.view(out, atoms[0])
         return out
+
+    def is_number(self, value):
+        """A Python number or a scalar value (not an array, not a sequence)."""
+        if isinstance(value, ir.Const):
+            return isinstance(value.value, (int, float, np.number)) and not isinstance(value.value, bool)
+        if isinstance(value, (bool, int, float, np.number)):
+            return True
+        return is_atom(value) and isinstance(getattr(value, "type", None), A.Scalar)
+
+    def no_axes(self, args, kwargs):
+        """np.tensordot's ``axes=0`` (nothing contracted: the outer product; with a number
+        operand, autograd's ``tensordot(x, 2.0, axes=0)``, that is the plain product)."""
+        axes = args[2] if len(args) > 2 else kwargs.get("axes", 2)
+        axes = axes.value if isinstance(axes, ir.Const) else axes
+        return len(args) <= 3 and set(kwargs) <= {"axes"} and isinstance(axes, int) and axes == 0
 
     def without_memory_order(self, name, args, kwargs, node):
         """``(args, kwargs, order)``: the canonical call without its ``order=`` memory
