@@ -983,6 +983,10 @@ HIGHER = higher_cases()
 # (Numba compiles for minutes per dozen functions: each group below is one function whose
 # outputs are the calls of a family, with the shapes and keywords of the cases above.)
 
+def inner_with_literal_numbers(v):
+    return np.inner(v, 0.3) + np.inner(2.0, v)
+
+
 def grouped_statistics(b, c, d):
     return (np.max(c, axis=0, keepdims=True), np.min(d, axis=1), np.mean(b, keepdims=True), np.sum(c, axis=1),
             np.prod(d, axis=0, keepdims=True), np.var(c, axis=1, keepdims=True), np.std(b, axis=0),

@@ -148,3 +148,10 @@ def test_jacobian_of_a_vector_function():
 def test_numba(case):
     """Each family's calls in one compiled function on the numba backend."""
     check_grads(case.fn, case.args, backend="numba")
+
+
+@pytest.mark.slow
+def test_inner_with_a_literal_number_under_numba():
+    """np.inner(v, 0.3): the number is a literal of the call, not an operand; Numba's
+    np.dot it was emitted as takes no numbers (a compile failure)."""
+    check_grads(cases.inner_with_literal_numbers, (cases.R(3),), backend="numba")
