@@ -371,9 +371,9 @@ def joins():
     c += combos("concatenate_list", concatenate_list, [[R(1)], [R(3)]])
     c += combos("concatenate", concatenate_pair, [[R(2, 2)], [R(2, 2)]], axis=[0, 1])
     c += combos("concatenate", concatenate_pair, [[R(2, 2, 2)], [R(2, 2, 2)]], axis=[0, 1, 2])
-    c += combos("vstack", vstack_one, [[R(2), R(2, 3), R(2, 3, 4)]])
+    c += combos("vstack", vstack_one, [[R(2), R(2, 3), R(2, 3, 4), R(2, 3, 4, 5)]])
     c += [Case("vstack[pair]", vstack_pair, a) for a in ((R(2), R(2)), (R(2, 4), R(1, 4)), (R(2, 3, 4), R(5, 3, 4)))]
-    c += combos("hstack", hstack_one, [[R(2), R(3, 2), R(2, 3, 4)]])
+    c += combos("hstack", hstack_one, [[R(2), R(3, 2), R(2, 3, 4), R(2, 3, 4, 5)]])
     c += [Case("hstack[pair]", hstack_pair, a) for a in ((R(2), R(2)), (R(3, 4), R(3, 5)), (R(2, 1, 4), R(2, 5, 4)))]
     c += [Case("stack[one]", stack_one_1d, (R(2),)), Case("stack[pair]", stack_pair, (R(2), R(2)))]
     c += combos("column_stack", column_stack_one, [[R(2), R(2, 2)]])
@@ -1026,7 +1026,7 @@ def grouped_shapes(a234, m55, v7, m48, t444):
             parts[0] + parts[2][:, :, :1], pieces[1] * pieces[3], np.hsplit(m48, [1, 2])[2],
             np.vsplit(t444, 2)[1], np.dsplit(t444, [1, 2])[0], np.concatenate((t444, t444), axis=2),
             np.vstack((m48, m48[:1])), np.hstack((m48, m55[:4])), np.stack((v7, v7), axis=1),
-            np.column_stack((v7, v7)), np.sort(v7), np.partition(v7, 3), np.atleast_3d(m48), np.atleast_2d(v7))
+            np.column_stack((v7, v7)), np.vstack(a234), np.hstack(a234), np.vstack(v7), np.hstack(m48), np.sort(v7), np.partition(v7, 3), np.atleast_3d(m48), np.atleast_2d(v7))
 
 
 def grouped_numpy(a564, v10, m1011, x, m55):

@@ -33,13 +33,6 @@ REFUSED = {
 
 #: defects found and not fixed here: strict xfails
 XFAIL = {}
-# np.vstack(a) / np.hstack(a) of one array (NumPy joins its items): the derivative rules in
-# runtime/shape.py loop over a tuple of arrays and cannot tell one array from it (rules
-# have no isinstance); refused with an unclear message about the rule's own `pieces`
-for _case in cases.SYSTEMATIC:
-    if _case.name in ("vstack[2]", "vstack[2x3]", "vstack[2x3x4]", "hstack[2]", "hstack[3x2]", "hstack[2x3x4]"):
-        XFAIL[_case.name] = ("np.vstack/np.hstack of one array: the rule in runtime/shape.py iterates it as a tuple "
-                             "('`pieces` has a different structure on different paths')")
 
 
 def _refusal(name):
