@@ -1086,3 +1086,57 @@ def numba_groups():
 
 
 NUMBA_GROUPS = numba_groups()
+
+
+# --- complex arguments (autograd's test_complex=True): the real and imaginary parts are
+# --- differentiated, and both parts of the result compared ------------------------------
+
+def complex_parts(fn, **keywords):
+    """``fn`` of ``re + 1j * im``, as its real and imaginary parts."""
+    def parts(re, im):
+        out = fn(re + 1j * im, **keywords)
+        return np.real(out), np.imag(out)
+    return parts
+
+
+def complex_parts2(fn):
+    def parts(re, im, re2, im2):
+        out = fn(re + 1j * im, re2 + 1j * im2)
+        return np.real(out), np.imag(out)
+    return parts
+
+
+def split(z):
+    return (np.real(z), np.imag(z))
+
+
+def complex_cases():
+    c = []
+    for name, lims in (("sin", (-2.0, 2.0)), ("abs", (0.1, 4.0)), ("absolute", (0.1, 4.0)), ("arccosh", (1.1, 4.0)),
+                       ("arcsinh", (-0.9, 0.9)), ("arctanh", (-0.9, 0.9)), ("cos", (-2.0, 2.0)), ("cosh", (-2.0, 2.0)),
+                       ("exp", (-2.0, 2.0)), ("exp2", (-2.0, 2.0)), ("expm1", (-2.0, 2.0)), ("log", (0.2, 2.0)),
+                       ("log10", (0.2, 2.0)), ("log1p", (0.2, 2.0)), ("log2", (0.2, 2.0)), ("sinh", (-2.0, 2.0)),
+                       ("sqrt", (1.0, 3.0)), ("tan", (-1.1, 1.1)), ("tanh", (-2.0, 2.0)), ("real", (-2.0, 2.0)),
+                       ("imag", (-2.0, 2.0)), ("conj", (-2.0, 2.0)), ("angle", (0.1, 2.0)), ("square", (-2.0, 2.0))):
+        for z in (within(lims, 0.4) + 0.1j * within(lims, 0.3),
+                  within(lims, rng.uniform(size=(3, 2))) + 0.1j * rng.uniform(size=(3, 2))):
+            c.append(Case(f"complex {name}[{_label(np.asarray(z))}]", complex_parts(getattr(np, name)), split(z)))
+    for name, fn, lims_b in (("add", np.add, (-2.0, 2.0)), ("op_mul", op.mul, (-2.0, 2.0)), ("op_sub", op.sub, (-2.0, 2.0)),
+                             ("op_truediv", op.truediv, (0.5, 2.0)), ("op_pow", power_operator, (-2.0, 2.0))):
+        lims_a = (0.7, 2.0) if name == "op_pow" else (-2.0, 2.0)
+        left = [within(lims_a, 0.6), within(lims_a, 0.6 + 0.3j), within(lims_a, rng.uniform(size=(3, 2)) + 0.1j * rng.uniform(size=(3, 2)))]
+        right = [within(lims_b, 0.6 + 0.3j), within(lims_b, rng.uniform(size=2)), within(lims_b, rng.uniform(size=(1, 2)) + 0.1j)]
+        for a in left:
+            for b in right:
+                a, b = np.asarray(a, complex), np.asarray(b, complex)
+                c.append(Case(f"complex {name}[{_label(a)},{_label(b)}]", complex_parts2(fn), split(a) + split(b)))
+    e = R(2, 3) + 0.1j * R(2, 3)
+    for name in ("sum", "mean", "prod", "var", "std"):
+        for axis in (None, 0):
+            for keepdims in (True, False):
+                fn = complex_parts(getattr(np, name), axis=axis, keepdims=keepdims)
+                c.append(Case(f"complex {name}[axis={axis},keepdims={keepdims}]", fn, split(e)))
+    return c
+
+
+COMPLEX = complex_cases()

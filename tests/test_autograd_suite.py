@@ -108,6 +108,13 @@ def test_scipy(case):
     _check(case)
 
 
+@pytest.mark.parametrize("case", _params(cases.COMPLEX))
+def test_complex(case):
+    """Complex arguments, as real and imaginary parts (np.var and np.std of complex arrays
+    were silently wrong: (a - mean)**2 where NumPy takes |a - mean|**2)."""
+    _check(case)
+
+
 @pytest.mark.parametrize("case", _params(cases.HIGHER))
 def test_second_order(case):
     _check(case)
