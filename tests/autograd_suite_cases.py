@@ -1140,3 +1140,13 @@ def complex_cases():
 
 
 COMPLEX = complex_cases()
+
+
+def grouped_complex(re, im):
+    z = re + 1j * im
+    total = np.var(z, axis=0) + np.std(z, keepdims=True) + np.sum(np.sqrt(z + 1.5) * np.log(z + 1.5))
+    total = total + np.mean(np.exp(z) / (z + 2.0)) + np.prod(np.tanh(z), axis=1)[0]
+    return np.real(total), np.imag(total)
+
+
+NUMBA_GROUPS.append(Case("grouped_complex", grouped_complex, (R(3, 2), R(3, 2) * 0.3)))
