@@ -1150,3 +1150,30 @@ def grouped_complex(re, im):
 
 
 NUMBA_GROUPS.append(Case("grouped_complex", grouped_complex, (R(3, 2), R(3, 2) * 0.3)))
+
+
+# --- test_numpy_interp.py and test_fft.py ----------------------------------------------
+
+INTERP_GRID = np.arange(4.0)
+
+
+def interp_values(y):
+    return np.interp(np.array([0.3, 1.7, 2.2]), INTERP_GRID, y)
+
+
+def interp_points(x):
+    return np.interp(x, INTERP_GRID, np.array([1.0, 3.0, 2.0, 5.0]))
+
+
+def fft_parts(x):
+    y = np.fft.fft(x)
+    return np.real(y), np.imag(y)
+
+
+def rfft_magnitude(x):
+    return np.abs(np.fft.rfft(x, axis=0))
+
+
+OTHER = [Case("interp_values", interp_values, (R(4),)),
+         Case("interp_points", interp_points, (np.array([0.3, 1.6, 2.4]),)),
+         Case("fft", fft_parts, (R(5),)), Case("rfft", rfft_magnitude, (R(6, 2),))]

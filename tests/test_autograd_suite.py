@@ -29,6 +29,8 @@ REFUSED = {
     "logsumexp[f,axis=None,keepdims=True]": "keepdims=True of a number: SciPy returns shape",
     "logsumexp[f,axis=0,keepdims=True]": "keepdims=True of a number: SciPy returns shape",
     "squeeze_": "np.squeeze without `axis` is not supported",
+    "fft": "`np.fft.fft` has no derivative rule",
+    "rfft": "`np.fft.rfft` has no derivative rule",
 }
 
 #: defects found and not fixed here: strict xfails
@@ -105,6 +107,11 @@ def test_linalg(case):
 
 @pytest.mark.parametrize("case", _params(cases.SCIPY))
 def test_scipy(case):
+    _check(case)
+
+
+@pytest.mark.parametrize("case", _params(cases.OTHER))
+def test_interp_and_fft(case):
     _check(case)
 
 
