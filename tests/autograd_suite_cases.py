@@ -14,7 +14,12 @@ Groups, by the autograd file the combinations come from:
 * ``NUMPY``: tests/test_numpy.py (indexing, reshapes, cumsum, clip, where, gradient...);
 * ``LINALG``: tests/test_linalg.py (inv, solve, det, slogdet, norms, eigh, cholesky, svd,
   stacked too);
-* ``SCIPY``: tests/test_scipy.py (stats densities, logsumexp, special functions).
+* ``SCIPY``: tests/test_scipy.py (stats densities, logsumexp, special functions);
+* ``COMPLEX``: the complex arguments of test_systematic.py's checks, as real and
+  imaginary parts;
+* ``HIGHER``: second derivatives of a sample (test_wrappers.py's grad of grad);
+* ``OTHER``: tests/test_numpy_interp.py and tests/test_fft.py;
+* ``NUMBA_GROUPS``: the same calls, a family to a compiled function, for the numba backend.
 
 Inputs are drawn where the function is smooth: no ties for sort, max, maximum; no points
 near the kinks of abs, floor, mod; symmetric matrices for eigh and cholesky.  Cases that
@@ -1004,7 +1009,7 @@ def grouped_ufuncs(v, m, row, p):
             np.maximum(row, m) + np.fmin(m, v) + np.fmax(row, v) + np.minimum(v, m))
 
 
-def grouped_products(v3, m23, t223, m34, t234, t2232, t2234):
+def grouped_products(v3, m23, t223, m34, t234, t2234):
     return (np.dot(t223, t234), np.dot(v3, m34), np.dot(1.5, m23), np.inner(m23, m23), np.inner(v3, 0.3),
             np.matmul(t223, m34), np.matmul(v3, t234), np.matmul(t223, v3),
             np.tensordot(t223, t234, axes=((2,), (1,))), np.tensordot(m23, t223, axes=((0, 1), (1, 2))),
@@ -1074,8 +1079,7 @@ def numba_groups():
         Case("grouped_statistics", grouped_statistics, (b, c, d ** 2 + 0.1)),
         Case("grouped_ufuncs", grouped_ufuncs, (v, rng.uniform(-2.0, 2.0, (3, 2)), rng.uniform(-2.0, 2.0, (1, 2)),
                                                 rng.uniform(0.2, 0.45, (3, 2)))),
-        Case("grouped_products", grouped_products, (R(3), R(2, 3), R(2, 2, 3), R(3, 4), R(2, 3, 4), R(2, 2, 3, 2),
-                                                    R(2, 2, 3, 4))),
+        Case("grouped_products", grouped_products, (R(3), R(2, 3), R(2, 2, 3), R(3, 4), R(2, 3, 4), R(2, 2, 3, 4))),
         Case("grouped_shapes", grouped_shapes, (R(2, 3, 4), R(5, 5), R(7), R(4, 8), R(4, 4, 4))),
         Case("grouped_numpy", grouped_numpy, (R(5, 6, 4), R(10), R(10, 11), 1.3, R(5, 5))),
         Case("grouped_linalg", grouped_linalg, (R(8, 8) + 10 * np.eye(8), R(4, 4, 4) + 5 * np.eye(4), R(5, 3), R(6, 6),

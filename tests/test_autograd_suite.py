@@ -33,10 +33,6 @@ REFUSED = {
     "rfft": "`np.fft.rfft` has no derivative rule",
 }
 
-#: defects found and not fixed here: strict xfails
-XFAIL = {}
-
-
 def _refusal(name):
     for prefix, message in REFUSED.items():
         if name == prefix or name.startswith(prefix) and (prefix.endswith("_") or name[len(prefix)] == "["):
@@ -45,13 +41,7 @@ def _refusal(name):
 
 
 def _params(group):
-    params = []
-    for case in group:
-        marks = []
-        if case.name in XFAIL:
-            marks.append(pytest.mark.xfail(strict=True, reason=XFAIL[case.name]))
-        params.append(pytest.param(case, id=case.name, marks=marks))
-    return params
+    return [pytest.param(case, id=case.name) for case in group]
 
 
 def _check(case):
