@@ -1181,3 +1181,10 @@ def rfft_magnitude(x):
 OTHER = [Case("interp_values", interp_values, (R(4),)),
          Case("interp_points", interp_points, (np.array([0.3, 1.6, 2.4]),)),
          Case("fft", fft_parts, (R(5),)), Case("rfft", rfft_magnitude, (R(6, 2),))]
+
+
+def chi2_densities(x, df):
+    return stats.chi2.logpdf(x, df) + stats.chi2.pdf(x, 3.0, loc=0.1, scale=df)
+
+
+NUMBA_GROUPS.append(Case("chi2_densities", chi2_densities, (positive(4), positive(4))))
