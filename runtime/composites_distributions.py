@@ -1,4 +1,4 @@
-"""``scipy.stats`` distributions' methods (``norm.logpdf``, ``t.logpdf``, ``poisson.logpmf``,
+"""``scipy.stats`` distributions' methods (``norm.logpdf``, ``t.logpdf``, ``chi2.logpdf``, ``poisson.logpmf``,
 ``multivariate_normal.logpdf``, ...) written over primitives with rules.
 
 ``stats.norm.logpdf`` is a bound method of a distribution object; the registry keys it by
@@ -110,6 +110,18 @@ def gamma_logpdf(x, a, loc=0, scale=1):
 def gamma_pdf(x, a, loc=0, scale=1):
     """scipy.stats.gamma.pdf."""
     return np.exp(gamma_logpdf(x, a, loc, scale))
+
+
+@composite(st.chi2.logpdf)
+def chi2_logpdf(x, df, loc=0, scale=1):
+    """scipy.stats.chi2.logpdf: the gamma density of shape df / 2 at twice the scale."""
+    return gamma_logpdf(x, df / 2.0, loc, 2.0 * scale)
+
+
+@composite(st.chi2.pdf)
+def chi2_pdf(x, df, loc=0, scale=1):
+    """scipy.stats.chi2.pdf."""
+    return np.exp(chi2_logpdf(x, df, loc, scale))
 
 
 @composite(st.beta.logpdf)

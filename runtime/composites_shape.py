@@ -84,6 +84,22 @@ def rot90(m, k=1, axes=(0, 1)):
     return np.flip(np.swapaxes(m, first, second), second)
 
 
+@composite(np.rollaxis)
+def rollaxis(a, axis, start=0):
+    """np.rollaxis: ``axis`` moved to just before position ``start`` (np.moveaxis counts the
+    destination after the axis is taken out: one less when the axis was before it)."""
+    ndim = np.ndim(a)
+    axis = check_axis(axis, ndim, "np.rollaxis")
+    if start < -ndim or start > ndim:
+        raise ValueError(f"np.rollaxis: start {start} is out of bounds for an array of dimension {ndim}")
+    start = start + ndim if start < 0 else start
+    if axis < start:
+        start = start - 1
+    if axis == start:
+        return a
+    return np.moveaxis(a, axis, start)
+
+
 @composite(np.atleast_3d)
 def atleast_3d(ary):
     """np.atleast_3d of one array: a scalar is (1, 1, 1), (N,) is (1, N, 1), (M, N) is (M, N, 1)."""

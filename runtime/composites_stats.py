@@ -85,7 +85,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     total = np.sum(a, axis=axis, keepdims=True)
     n = count(a, total)
     centred = a - total / n
-    return np.sum(centred * centred, axis=axis, keepdims=keepdims) / max(n - ddof, 0)
+    if np.atleast_1d(centred).dtype.kind == "c":     # NumPy: |a - mean|^2, a real variance
+        squares = np.real(centred * np.conj(centred))
+    else:
+        squares = centred * centred
+    return np.sum(squares, axis=axis, keepdims=keepdims) / max(n - ddof, 0)
 
 
 @composite(np.std)

@@ -43,7 +43,11 @@ def _matmul_emit(args, params, avals):
 
 
 def _inner_emit(args, params, avals):
-    """Numba has no np.inner: for vectors it is np.dot, for scalars a product."""
+    """Numba has no np.inner: for vectors it is np.dot, for scalars a product (a literal
+    number too: it is in the layout, not among the atoms)."""
+    layout = params.get("layout")
+    if layout is not None and any(not isinstance(v, Slot) for v in layout[0][:2]):
+        return f"({text_of(layout[0][0], args)} * {text_of(layout[0][1], args)})"
     if any(isinstance(a, A.Scalar) for a in avals):
         return f"({args[0]} * {args[1]})"
     if all(a.ndim == 1 for a in avals):

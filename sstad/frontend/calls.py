@@ -464,6 +464,16 @@ class CallLowering:
             kwargs = {k: v for k, v in kwargs.items() if k != "optimize"}
         if lookup(name).reads_list and args and isinstance(args[0], (tuple, StaticList)):
             args = [self.literal_items_as_arrays(args[0], node), *args[1:]]
+        if name in ("vstack", "hstack") and len(args) == 1 and not kwargs and is_atom(args[0]) \
+                and isinstance(getattr(args[0], "type", None), A.Array) and args[0].type.ndim > 0:
+            return self.items_joined(name, args[0], node)
+        if name == "tensordot" and any(self.is_number(a) for a in args[:2]) and self.no_axes(args, kwargs):
+            return self.binop("mul", args[0], args[1], node)
+        if name == "linalg.norm" and args and isinstance(args[0], (tuple, StaticList)):
+            # NumPy makes an array of a sequence of numbers first (autograd's norm([x, x + 2]))
+            made = self.array_of(args[0], copy=False, node=node)
+            if made is not None:
+                args = [made, *args[1:]]
         if name in ("array", "asarray") and len(args) <= 2 and set(kwargs) <= {"copy", "dtype"}:
             copy = kwargs.get("copy", ir.Const(name == "array"))
             copying = not isinstance(copy, ir.Const) or bool(copy.value)
@@ -526,6 +536,36 @@ class CallLowering:
         if view and atoms:
             self.view(out, atoms[0])
         return out
+
+    def is_number(self, value):
+        """A Python number or a scalar value (not an array, not a sequence)."""
+        if isinstance(value, ir.Const):
+            return isinstance(value.value, (int, float, np.number)) and not isinstance(value.value, bool)
+        if isinstance(value, (bool, int, float, np.number)):
+            return True
+        return is_atom(value) and isinstance(getattr(value, "type", None), A.Scalar)
+
+    def items_joined(self, name, a, node):
+        """np.vstack(a) / np.hstack(a) of one array (autograd's ``np.vstack(x)``): NumPy joins
+        its items a[0], a[1], ...; that is a copy of ``a`` reshaped (its first two axes
+        swapped first for np.hstack of 3-d and more).  The rules of the primitives read a
+        tuple of arrays."""
+        ndim, shape, minus_one = a.type.ndim, self.attribute(a, "shape", node), ir.Const(-1)
+        if name == "vstack":
+            target = (minus_one, ir.Const(1)) if ndim == 1 else (minus_one,) + tuple(shape[2:] if ndim > 2 else shape[1:])
+        elif ndim <= 2:
+            target = (minus_one,)
+        else:
+            a = self.call_numpy("swapaxes", [a, ir.Const(0), ir.Const(1)], {}, node)
+            target = (shape[1], minus_one) + tuple(shape[3:])
+        return self.call_numpy("copy", [self.call_numpy("reshape", [a, target], {}, node)], {}, node)
+
+    def no_axes(self, args, kwargs):
+        """np.tensordot's ``axes=0`` (nothing contracted: the outer product; with a number
+        operand, autograd's ``tensordot(x, 2.0, axes=0)``, that is the plain product)."""
+        axes = args[2] if len(args) > 2 else kwargs.get("axes", 2)
+        axes = axes.value if isinstance(axes, ir.Const) else axes
+        return len(args) <= 3 and set(kwargs) <= {"axes"} and isinstance(axes, int) and axes == 0
 
     def without_memory_order(self, name, args, kwargs, node):
         """``(args, kwargs, order)``: the canonical call without its ``order=`` memory
