@@ -226,6 +226,7 @@ SPECS = {
     "np.expand_dims": Spec({"a": "real"}, R2, values={"axis": ["0", "-1", "1", "(0, 2)"]}, method=False),
     "np.swapaxes": Spec({"a": "real"}, [((2, 3, 4),), ((3, 4),)], values={"axis1": ["0", "-1"], "axis2": ["2", "-3", "1"]}),
     "np.moveaxis": Spec({"a": "real"}, [((2, 3, 4),)], method=False),
+    "np.rollaxis": Spec({"a": "real"}, [((2, 3, 4),)], method=False),
     "np.concatenate": Spec({"arrays": "seq:2"}, [(((3, 4), (2, 4)),), (((3, 4), (3, 2)),), (((3,), (2,)),)],
                            values={"axis": ["0", "1", "-1", "None"]}, method=False,
                            forms=["np.concatenate([arrays0, arrays1], 1)", "np.concatenate((arrays0, arrays1))"]),
@@ -888,9 +889,10 @@ def summary(cases=None):
             f"{sum(c.fast for c in cases)} in the fast python slice, {sum(c.numba for c in cases)} in the numba slice")
 
 
-# Functions of integers only (index generators): nothing to differentiate; their values are
-# tested in tests/test_index_composites.py.
-INTEGER_ONLY = {"np.triu_indices", "np.tril_indices", "np.diag_indices", "np.ix_"}
+# Index generators (of integers, or of an array's shape only): nothing to differentiate;
+# their values are tested in tests/test_index_composites.py and tests/test_index_from.py.
+INTEGER_ONLY = {"np.triu_indices", "np.tril_indices", "np.diag_indices", "np.ix_",
+                "np.triu_indices_from", "np.tril_indices_from", "np.diag_indices_from"}
 
 
 def missing_specs():
