@@ -11,6 +11,8 @@ the function and says what to do.  An extern has no derivative rule: reverse and
 mode accept it only where its inputs are inactive (do not depend on the differentiated
 arguments); otherwise the error says to give it rules with ``sstad.custom_vjp``.
 """
+import copy
+import random
 import re
 import warnings
 
@@ -58,6 +60,30 @@ def extern_name(fn, loc=None):
     return name
 
 
+# Objects whose methods change them: each call draws new random numbers.
+_STATEFUL = (np.random.Generator, np.random.RandomState, np.random.BitGenerator, random.Random)
+
+
+def is_random_generator(value):
+    return isinstance(value, _STATEFUL)
+
+
+def draws_random_numbers(fn):
+    """Is ``fn`` a method of a random number generator (``rng.normal``, and NumPy's and
+    Python's module-level ``np.random.normal``, ``random.random``, methods of a hidden
+    one)?  Such a call runs at every call of the compiled code, never at compile time (that
+    would give the same numbers at every call), and its type is inferred on a copy of the
+    generator, so the user's draws are the ones NumPy gives."""
+    return is_random_generator(getattr(fn, "__self__", None))
+
+
+def _for_inference(fn):
+    """``fn``, or the same method of a copy of its generator (inference must not draw)."""
+    if not draws_random_numbers(fn):
+        return fn
+    return getattr(copy.deepcopy(fn.__self__), fn.__name__)
+
+
 def extern_function(name):
     return EXTERNS[name]
 
@@ -75,6 +101,11 @@ def _python_only(fn, name, loc):
     @overload(call)
     def _numba(*args, **kwargs):
         from sstad.errors import BackendError        # raised from Numba's typing, unwrapped
+        if draws_random_numbers(fn):
+            raise BackendError(
+                f"`{describe(name)}` draws random numbers from a NumPy or Python generator, which Numba "
+                "cannot call", loc, "draw them outside the compiled function and pass them in as an "
+                "array, or compile with backend='python'")
         raise BackendError(
             f"`{describe(name)}` is library code, and Numba cannot call it on run-time values", loc,
             "call it outside the compiled function and pass the result in, call it on compile-time "
@@ -99,7 +130,7 @@ def _infer(avals, params):
     pos, kw = fill(params["layout"], protos) if "layout" in params else (protos, {})
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = FUNCTIONS[params["name"]](*pos, **kw)
+        out = _for_inference(FUNCTIONS[params["name"]])(*pos, **kw)
     aval = A.of_value(out)
     if aval is None:
         raise TypeError(f"unexpected result of type {type(out).__name__}")

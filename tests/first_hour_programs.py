@@ -233,3 +233,30 @@ def hvp_inside(x, v):
 
 def keyword_only(x, *, scale=2.0):
     return np.sum(scale * x ** 2)
+
+
+def noise_of_constant_size(w, rng):
+    return np.sum((w + rng.normal(size=3)) ** 2)
+
+
+def noise_of_a_seeded_generator(w):
+    rng = np.random.default_rng(7)
+    return np.sum((w + rng.normal(size=3)) ** 2)
+
+
+def noise_of_numpys_global_generator(w):
+    return np.sum((w + np.random.normal(size=3)) ** 2)
+
+
+def noisy_steps(w, rng):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(np.sin(w * rng.normal(size=w.shape)))
+    return s
+
+
+def noisy_steps_given(w, noise):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(np.sin(w * noise[i]))
+    return s

@@ -204,3 +204,50 @@ def test_a_shape_mismatch_names_the_users_line_under_numba():
 def test_a_hessian_vector_product_inside_a_compiled_function():
     x, v = R.normal(size=3), R.normal(size=3)
     assert np.allclose(sstad.jit(P.hvp_inside, backend="python")(x, v), sstad.hvp(P.energy, (x,), (v,)))
+
+
+# --- random numbers: a generator passed in draws at every call, as NumPy does ----------------
+
+def test_a_generator_argument_draws_new_numbers_at_every_call():
+    w = np.zeros(3)
+    f = sstad.jit(P.noise_of_constant_size, backend="python")
+    mine, numpys = np.random.default_rng(1), np.random.default_rng(1)
+    for _ in range(3):           # compiled once, at the first call: never the same numbers again
+        assert f(w, mine) == P.noise_of_constant_size(w, numpys)
+    assert mine.normal() == numpys.normal()                      # the same state afterwards
+
+
+def test_compiling_draws_no_numbers_from_the_users_generator():
+    w = np.array([0.5, -1.0, 2.0])
+    mine, numpys = np.random.default_rng(2), np.random.default_rng(2)
+    assert sstad.jit(P.noisy_loss, backend="python")(w, mine) == P.noisy_loss(w, numpys)
+    g = sstad.grad(P.noisy_loss)(w, np.random.default_rng(4))
+    assert np.allclose(g, 2 * (w + np.random.default_rng(4).normal(size=3)))
+
+
+def test_generators_made_inside_and_numpys_global_one_give_numpys_numbers():
+    w = np.zeros(3)
+    f = sstad.jit(P.noise_of_a_seeded_generator, backend="python")
+    assert f(w) == f(w) == P.noise_of_a_seeded_generator(w)            # seeded afresh at every call
+    g = sstad.jit(P.noise_of_numpys_global_generator, backend="python")
+    np.random.seed(3)
+    mine = [g(w) for _ in range(2)]
+    np.random.seed(3)
+    assert mine == [P.noise_of_numpys_global_generator(w) for _ in range(2)]
+
+
+@pytest.mark.slow
+def test_numba_refuses_a_generator_with_a_way_out():
+    text = error_text(lambda: sstad.jit(P.noisy_loss)(np.zeros(3), np.random.default_rng(0)))
+    assert PROGRAMS in text and "draws random numbers" in text and "pass them in" in text, text
+
+
+@pytest.mark.xfail(strict=True, reason="sstad/ad: the backward sweep recomputes a loop body's "
+                   "rng.normal call (an effect), drawing new numbers: a silently wrong gradient")
+def test_random_draws_in_a_loop_are_not_drawn_again_by_the_backward_sweep():
+    w = np.array([0.3, -0.2, 0.9])
+    rng = np.random.default_rng(5)
+    noise = np.array([rng.normal(size=3) for _ in range(3)])
+    expected = np.sum(noise * np.cos(w * noise), axis=0)
+    assert np.allclose(sstad.grad(P.noisy_steps_given)(w, noise), expected)
+    assert np.allclose(sstad.grad(P.noisy_steps)(w, np.random.default_rng(5)), expected)

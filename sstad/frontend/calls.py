@@ -24,7 +24,7 @@ from sstad.runtime.einsum import from_sublists, without_ellipsis
 from sstad.custom import CustomFunction, Remat
 from sstad.runtime.composites import definition_of, name_of
 from sstad.runtime.composites_stats import extremum
-from sstad.runtime.extern import describe, extern_name
+from sstad.runtime.extern import describe, draws_random_numbers, extern_name, is_random_generator
 from sstad.runtime.primitive import NUMPY_FUNCTIONS, Slot, bind, default_of, is_default, lookup, parameters, shown_name
 from sstad.runtime.index import index_add
 from sstad.runtime.reduce import REDUCTIONS, SCANS
@@ -223,6 +223,10 @@ class CallLowering:
             return value
 
         try:
+            # a generator passed in or global draws new numbers at every call; one the function
+            # made from a constant seed, the same numbers (it is made afresh at every call)
+            if draws_random_numbers(func) and id(func.__self__) not in self.generators_made:
+                raise Runtime
             call_args = [python(a) for a in args]
             call_kwargs = {k: python(v) for k, v in kwargs.items()}
         except Runtime:
@@ -233,6 +237,8 @@ class CallLowering:
             except Exception as exc:    # the library refused: say so, at the user's line
                 raise self.error(SstadTypeError, f"`{shown}` failed at compile time: "
                                  f"{type(exc).__name__}: {exc}", node) from None
+            if is_random_generator(value):
+                self.generators_made[id(value)] = value
             try:
                 return frontend(value)
             except Runtime:

@@ -128,6 +128,7 @@ class Lowerer(ViewWrites, Builder, StatementLowering, ExpressionLowering, CallLo
         self.listed = set()          # arrays whose memory a run-time list holds
         self.captures = {}
         self.frozen = []             # global numbers compiled in as constants
+        self.generators_made = {}    # id -> a random generator the function made at compile time
         self.functions = {}          # recursion: (fn, signature) -> [Function | None, guess]
         self.order = []
         self.in_entry = True
