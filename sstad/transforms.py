@@ -108,6 +108,11 @@ class _Transform:
         self.fun, self._args, self._kwargs = unbound(fun)
         self.sstad_binds = bool(self._args or self._kwargs) or getattr(self.fun, "sstad_binds", False)
         self.sstad_shift = len(self._args) + getattr(self.fun, "sstad_shift", 0)
+        if self.sstad_binds and not self.takes_fun_args:
+            raise SstadTypeError(f"sstad.{self._name()} (which vjp, jvp, jacfwd, jacrev, hessian and hvp use) "
+                                 "takes a plain function, not a method or a functools.partial", None,
+                                 "write a function of your own that calls it: `def loss(w, x): return "
+                                 "model.loss(w, x)`, or use sstad.grad, which takes them")
         if not callable(self.fun):
             raise TypeError(f"sstad.{type(self).__name__.lower().strip('_')} takes a function, not {type(fun).__name__}")
         self.options = options
@@ -120,11 +125,10 @@ class _Transform:
 
     def sstad_bind(self, args, kwargs):
         """The arguments of a call by position (see :meth:`sstad.api.Jitted.bind`)."""
-        if not self.takes_fun_args and (kwargs or self.sstad_binds):
-            name = type(self).__name__.lower().strip("_")
-            raise SstadTypeError(f"sstad.{name} takes its arguments by position, and a plain function",
-                                 None, "pass the arguments by position; for a method or a functools.partial "
-                                 "write a function of your own that calls it")
+        if not self.takes_fun_args and kwargs:
+            raise SstadTypeError(f"sstad.{self._name()} takes its arguments by position (primals, then "
+                                 f"{'cotangent' if isinstance(self, _VJP) else 'tangents'})", None,
+                                 "pass them by position")
         args, kwargs = self._args + args, {**self._kwargs, **kwargs}
         if hasattr(self.fun, "sstad_bind"):
             return self.fun.sstad_bind(args, kwargs)
@@ -132,6 +136,9 @@ class _Transform:
 
     def suffix(self):
         return ""
+
+    def _name(self):
+        return type(self).__name__.lower().strip("_")
 
 
 class Grad(_Transform):

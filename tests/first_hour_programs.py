@@ -260,3 +260,14 @@ def noisy_steps_given(w, noise):
     for i in range(3):
         s = s + np.sum(np.sin(w * noise[i]))
     return s
+
+
+MODEL = Model(2.0)
+
+
+def calls_a_global_models_method(w, x):
+    return MODEL.loss(w, x)
+
+
+def calls_an_argument_models_method(model, w, x):
+    return model.loss(w, x)

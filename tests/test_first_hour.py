@@ -251,3 +251,30 @@ def test_random_draws_in_a_loop_are_not_drawn_again_by_the_backward_sweep():
     expected = np.sum(noise * np.cos(w * noise), axis=0)
     assert np.allclose(sstad.grad(P.noisy_steps_given)(w, noise), expected)
     assert np.allclose(sstad.grad(P.noisy_steps)(w, np.random.default_rng(5)), expected)
+
+
+# --- methods of the user's own classes, called inside a compiled function ---------------------
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_a_method_called_inside_is_inlined_and_differentiated(backend):
+    w, X = R.normal(size=3), R.normal(size=(4, 3))
+    g = sstad.jit(sstad.grad(P.calls_a_global_models_method), backend=backend)
+    h = sstad.jit(sstad.grad(P.calls_an_argument_models_method, argnums=1), backend=backend)
+    model = P.Model(3.0)
+    try:
+        for scale in (2.0, 5.0):                 # a changed attribute is seen, as for a global
+            P.MODEL.scale = model.scale = scale
+            expected = 2.0 * scale * X.T @ (X @ w)
+            assert np.allclose(g(w, X), expected) and np.allclose(h(model, w, X), expected)
+    finally:
+        P.MODEL.scale = 2.0
+    check_grads(P.calls_a_global_models_method, (w, X), order=2, backend=backend)
+
+
+def test_forward_mode_and_pullbacks_refuse_methods_with_a_way_out():
+    w, X = R.normal(size=3), R.normal(size=(4, 3))
+    for thunk in (lambda: sstad.hessian(P.MODEL.loss), lambda: sstad.pullback(P.partial_loss),
+                  lambda: sstad.vjp(P.MODEL.loss, w, X)):
+        text = error_text(thunk)
+        assert "plain function" in text and "write a function of your own" in text, text
+    assert np.allclose(sstad.hessian(P.calls_a_global_models_method)(w, X), 4.0 * X.T @ X)

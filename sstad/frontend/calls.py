@@ -6,6 +6,7 @@ import builtins
 import functools
 import inspect
 import operator
+import types
 
 import gast
 import numpy as np
@@ -95,6 +96,10 @@ class CallLowering:
             return self.convert_scalar(func, args, node)
         if is_user_function(func):
             return self.call_user(func, args, kwargs, node)
+        if isinstance(func, types.MethodType) and is_user_function(func.__func__):
+            # a method of the user's own class on a plain object (a model, a config): inlined
+            # with ``self`` as it is, as ``Model.loss(model, ...)`` is
+            return self.call_user(func.__func__, [func.__self__, *args], kwargs, node)
         if getattr(func, "__module__", None) in ("sstad.transforms", "sstad.jacobians") and args \
                 and isinstance(args[0], Closure):
             return self.transform_closure(func, args, kwargs, node)
