@@ -613,7 +613,9 @@ def dump(fn, *args, emit="ir", after=None):
     if emit not in STAGES and emit not in BACKENDS:
         raise ValueError(f"emit must be one of {STAGES + tuple(b for b in BACKENDS if b not in STAGES)}, "
                          f"not {emit!r}")
-    fn = fn.fn if isinstance(fn, Jitted) else fn
+    fn, bound, keywords = unbound(fn)          # a method or a partial: what it binds comes first
+    args = fn.sstad_bind(bound + args, keywords) if getattr(fn, "sstad_binds", False) \
+        else as_positional(fn, bound + args, keywords)
     if after is not None and after != "lowering" and after not in PASSES:
         raise ValueError(f"unknown pass {after!r}; passes: lowering, {', '.join(PASSES)}")
     if after == "lowering":

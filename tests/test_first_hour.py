@@ -278,3 +278,9 @@ def test_forward_mode_and_pullbacks_refuse_methods_with_a_way_out():
         text = error_text(thunk)
         assert "plain function" in text and "write a function of your own" in text, text
     assert np.allclose(sstad.hessian(P.calls_a_global_models_method)(w, X), 4.0 * X.T @ X)
+
+
+def test_dump_shows_the_code_of_a_method_and_of_a_partials_gradient():
+    w, X = np.ones(3), np.ones((2, 3))
+    assert sstad.dump(P.MODEL.loss, w, X).startswith("def loss(w: f64[:], x: f64[:,:])")
+    assert "np.cos" in sstad.dump(sstad.grad(P.partial_loss), w, X[0], emit="python")
