@@ -271,3 +271,11 @@ def calls_a_global_models_method(w, x):
 
 def calls_an_argument_models_method(model, w, x):
     return model.loss(w, x)
+
+
+def numpy_of_a_list(x):
+    return np.sum(np.sin(x)) + np.mean(np.asarray(x) ** 2)
+
+
+def sin_of_a_list(x):
+    return np.sum(np.sin(x))

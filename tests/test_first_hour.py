@@ -284,3 +284,15 @@ def test_dump_shows_the_code_of_a_method_and_of_a_partials_gradient():
     w, X = np.ones(3), np.ones((2, 3))
     assert sstad.dump(P.MODEL.loss, w, X).startswith("def loss(w: f64[:], x: f64[:,:])")
     assert "np.cos" in sstad.dump(sstad.grad(P.partial_loss), w, X[0], emit="python")
+
+
+def test_numpy_functions_of_a_list_argument():
+    x = [0.3, 1.2, -0.5]
+    assert np.isclose(sstad.jit(P.numpy_of_a_list, backend="python")(x), P.numpy_of_a_list(x))
+
+
+@pytest.mark.xfail(strict=True, reason="sstad/ad/reverse.py _pair: the rule of np.sin applied to a "
+                   "list of floats crashes with TypeError: 'Var' object is not iterable")
+def test_the_gradient_of_a_ufunc_of_a_list_argument():
+    x = [0.3, 1.2, -0.5]
+    assert np.allclose(sstad.grad(P.sin_of_a_list)(x), np.cos(x))
