@@ -467,12 +467,9 @@ class Jitted:
             return self.fn.sstad_bind(args, kwargs)
         return as_positional(self.fn, args, kwargs)
 
-    def __call__(self, *args, **kwargs):
-        if kwargs or self._binds:
+    def __call__(self, *args, _sstad_bound=False, **kwargs):
+        if (kwargs or self._binds) and not _sstad_bound:
             args = self.bind(args, kwargs)
-        return self._call(*args)
-
-    def _call(self, *args):
         key = _dispatch_key(args)
         direct = self._direct.get(key) if key is not None else None
         if direct is not None:
@@ -510,7 +507,7 @@ class Jitted:
         """What a call that raised ``exc`` in ``compiled``'s code returns or raises."""
         if isinstance(exc, ShapeSpeculation):
             self._without_speculation(compiled, args)
-            return self._call(*args)
+            return self(*args, _sstad_bound=True)
         error = self.backend.translate_error(exc, self.fn.__name__, compiled.loc)
         if error is None:
             _note_user_line(exc, compiled.loc)
