@@ -371,17 +371,19 @@ def as_positional(fn, args, kwargs):
         return args
     signature = inspect.signature(fn)
     try:
-        given = signature.bind_partial(*args, **kwargs).arguments
+        given = dict(signature.bind_partial(*args, **kwargs).arguments)
     except TypeError as exc:
         raise TypeError(f"{fn.__name__}(): {exc}") from None
     named = [p for p in signature.parameters.values()
              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    star = [p.name for p in signature.parameters.values() if p.kind == p.VAR_POSITIONAL]
+    extra = tuple(given.pop(star[0], ())) if star else ()       # *args follow every named one
     others = [name for name in given if name not in {p.name for p in named}]
     if others:
         raise SstadTypeError(f"`{fn.__name__}` takes `{others[0]}` as a keyword-only or ** parameter, which "
                              "compiled code cannot be given", None,
                              "make it an ordinary parameter (before any `*`), or pass it by position")
-    last = max(k for k, p in enumerate(named) if p.name in given)
+    last = max((k for k, p in enumerate(named) if p.name in given), default=-1)
     positional = []
     for p in named[:last + 1]:
         if p.name in given:
@@ -390,7 +392,7 @@ def as_positional(fn, args, kwargs):
             positional.append(p.default)
         else:
             raise TypeError(f"{fn.__name__}() missing required argument: '{p.name}'")
-    return tuple(positional)
+    return tuple(positional) + extra
 
 
 class Jitted:

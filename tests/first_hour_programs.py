@@ -279,3 +279,10 @@ def numpy_of_a_list(x):
 
 def sin_of_a_list(x):
     return np.sum(np.sin(x))
+
+
+def star_args(x, scale=1.0, *rest):
+    s = scale * np.sum(x ** 2)
+    for r in rest:
+        s = s + np.sum(r * x)
+    return s

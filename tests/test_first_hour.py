@@ -296,3 +296,11 @@ def test_numpy_functions_of_a_list_argument():
 def test_the_gradient_of_a_ufunc_of_a_list_argument():
     x = [0.3, 1.2, -0.5]
     assert np.allclose(sstad.grad(P.sin_of_a_list)(x), np.cos(x))
+
+
+def test_keywords_and_star_args():
+    x = np.array([1.0, 2.0])
+    f = sstad.jit(P.star_args, backend="python")
+    assert f(x, 2.0, x, x) == P.star_args(x, 2.0, x, x) and f(x, scale=3.0) == P.star_args(x, 3.0)
+    # the first argument after those a partial binds is the first of *rest
+    assert np.allclose(sstad.grad(functools.partial(P.star_args, x, 2.0))(x), x)
