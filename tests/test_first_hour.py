@@ -304,3 +304,8 @@ def test_keywords_and_star_args():
     assert f(x, 2.0, x, x) == P.star_args(x, 2.0, x, x) and f(x, scale=3.0) == P.star_args(x, 3.0)
     # the first argument after those a partial binds is the first of *rest
     assert np.allclose(sstad.grad(functools.partial(P.star_args, x, 2.0))(x), x)
+
+
+def test_an_array_method_of_a_list_says_to_pass_an_array():
+    text = error_text(lambda: sstad.jit(P.array_method_on_list, backend="python")([1.0, 2.0]))
+    assert PROGRAMS in text and "of a list" in text and "np.asarray" in text and "StaticList" not in text, text
