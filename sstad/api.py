@@ -3,6 +3,10 @@ from __future__ import annotations
 
 import _thread
 import functools
+import inspect
+import linecache
+import os
+import re
 import threading
 import types
 import warnings
@@ -15,7 +19,7 @@ from sstad.backend import heap, loader
 from sstad.backend.base import BACKENDS, Backend, get_backend
 from sstad.backend.python import emit_module
 from sstad.backend.source_key import code_digest, source_key
-from sstad.errors import BackendError
+from sstad.errors import BackendError, SstadError, SstadTypeError
 from sstad.frontend.lower import Capture, ValueGuard, flatten_runtime, lower
 from sstad.frontend.pytree import hashable, unflatten
 from sstad.ir.printer import format_module
@@ -344,11 +348,59 @@ def _dispatch_key(args):
     return tuple(key)
 
 
+def unbound(fn):
+    """``fn`` as (its function, the arguments and keywords bound in it): a
+    ``functools.partial`` or a bound method is compiled as its function, and what it binds
+    is passed at every call, as Python passes it (``self`` is an argument like any other)."""
+    args, kwargs = (), {}
+    while True:
+        if isinstance(fn, functools.partial):
+            args, kwargs, fn = fn.args + args, {**fn.keywords, **kwargs}, fn.func
+        elif inspect.ismethod(fn):
+            args, fn = (fn.__self__,) + args, fn.__func__
+        elif isinstance(fn, Jitted):
+            args, kwargs, fn = fn._args + args, {**fn._kwargs, **kwargs}, fn.fn
+        else:
+            return fn, args, kwargs
+
+
+def as_positional(fn, args, kwargs):
+    """The arguments of ``fn(*args, **kwargs)`` by position, as compiled code takes them: a
+    parameter before the last one given takes its default."""
+    if not kwargs:
+        return args
+    signature = inspect.signature(fn)
+    try:
+        given = dict(signature.bind_partial(*args, **kwargs).arguments)
+    except TypeError as exc:
+        raise TypeError(f"{fn.__name__}(): {exc}") from None
+    named = [p for p in signature.parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    star = [p.name for p in signature.parameters.values() if p.kind == p.VAR_POSITIONAL]
+    extra = tuple(given.pop(star[0], ())) if star else ()       # *args follow every named one
+    others = [name for name in given if name not in {p.name for p in named}]
+    if others:
+        raise SstadTypeError(f"`{fn.__name__}` takes `{others[0]}` as a keyword-only or ** parameter, which "
+                             "compiled code cannot be given", None,
+                             "make it an ordinary parameter (before any `*`), or pass it by position")
+    last = max((k for k, p in enumerate(named) if p.name in given), default=-1)
+    positional = []
+    for p in named[:last + 1]:
+        if p.name in given:
+            positional.append(given[p.name])
+        elif p.default is not p.empty:
+            positional.append(p.default)
+        else:
+            raise TypeError(f"{fn.__name__}() missing required argument: '{p.name}'")
+    return tuple(positional) + extra
+
+
 class Jitted:
     """A function compiled per argument signature.  See :func:`jit`."""
 
     def __init__(self, fn, backend, fallback, tiered=False):
-        refuse_partial(fn, "jit")
+        fn, self._args, self._kwargs = unbound(fn)
+        self._binds = bool(self._args or self._kwargs) or getattr(fn, "sstad_binds", False)
         self.fn, self.backend, self.fallback, self.tiered = fn, get_backend(backend), fallback, tiered
         heap.keep_freed_memory()      # a tape's pages are reused by the next call, not faulted in again
         self._compiled = {}     # signature -> Compiled
@@ -410,7 +462,16 @@ class Jitted:
                 and (compiled.key is None or backend.name in compiled.saved):
             self._direct[key] = (compiled, compiled._callables[backend.name])
 
-    def __call__(self, *args):
+    def bind(self, args, kwargs):
+        """The arguments of a call by position, with what a partial or a method binds."""
+        args, kwargs = self._args + args, {**self._kwargs, **kwargs}
+        if hasattr(self.fn, "sstad_bind"):
+            return self.fn.sstad_bind(args, kwargs)
+        return as_positional(self.fn, args, kwargs)
+
+    def __call__(self, *args, _sstad_bound=False, **kwargs):
+        if (kwargs or self._binds) and not _sstad_bound:
+            args = self.bind(args, kwargs)
         key = _dispatch_key(args)
         direct = self._direct.get(key) if key is not None else None
         if direct is not None:
@@ -448,9 +509,10 @@ class Jitted:
         """What a call that raised ``exc`` in ``compiled``'s code returns or raises."""
         if isinstance(exc, ShapeSpeculation):
             self._without_speculation(compiled, args)
-            return self(*args)
+            return self(*args, _sstad_bound=True)
         error = self.backend.translate_error(exc, self.fn.__name__, compiled.loc)
         if error is None:
+            _note_user_line(exc, compiled.loc)
             raise exc
         if not self.fallback:
             raise error from None
@@ -463,17 +525,35 @@ class Jitted:
         return compiled.run(self.backend, compiled.leaves(args))
 
 
-def refuse_partial(fn, what):
-    """sstad compiles a function's source with its arguments as inputs; a
-    ``functools.partial`` holds some of them outside both."""
-    if isinstance(fn, functools.partial):
-        code = getattr(fn.func, "__code__", None)
-        where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
-        name = getattr(fn.func, "__name__", "f")
-        bound = ", ".join([f"<{len(fn.args)} positional>"] * bool(fn.args) + [f"{k}=..." for k in fn.keywords])
-        raise TypeError(f"sstad.{what} takes a function defined with `def`, not a functools.partial of "
-                        f"`{name}`{where}: pass the bound arguments ({bound}) at the call, "
-                        f"`sstad.{what}({name})(..., {bound})`, or define a function that calls `{name}`")
+# the comment the emitted code has above the statements of each source line
+_SOURCE_COMMENT = re.compile(r"^\s*# (\S+\.py):(\d+)  (.*)$")
+
+
+def _note_user_line(exc, loc):
+    """Name the user's line in an error that emitted Python code raised (a shape mismatch, a
+    NumPy error): the comments of the emitted code say which line each statement comes
+    from, and a rule's comment is under the line of the user's it differentiates."""
+    if isinstance(exc, SstadError) or loc is None:
+        return
+    tb, where = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith("<sstad "):
+            where = (tb.tb_frame.f_code.co_filename, tb.tb_lineno)       # the innermost wins
+        tb = tb.tb_next
+    if where is None:
+        return
+    user_file, rule = os.path.basename(loc.file), None
+    for text in reversed(linecache.getlines(where[0])[:where[1]]):
+        match = _SOURCE_COMMENT.match(text)
+        if match is None:
+            continue
+        name, line, code = match.groups()
+        if name != user_file:
+            rule = rule or f"{name}:{line}"
+            continue
+        through = f" (in the derivative rule at {rule})" if rule else ""
+        exc.add_note(f"raised by sstad's code for {loc.file}:{line}{through}:\n    {code}")
+        return
 
 
 def jit(fn=None, *, backend="numba", fallback=False, tiered=False):
@@ -532,7 +612,9 @@ def dump(fn, *args, emit="ir", after=None):
     if emit not in STAGES and emit not in BACKENDS:
         raise ValueError(f"emit must be one of {STAGES + tuple(b for b in BACKENDS if b not in STAGES)}, "
                          f"not {emit!r}")
-    fn = fn.fn if isinstance(fn, Jitted) else fn
+    fn, bound, keywords = unbound(fn)          # a method or a partial: what it binds comes first
+    args = fn.sstad_bind(bound + args, keywords) if getattr(fn, "sstad_binds", False) \
+        else as_positional(fn, bound + args, keywords)
     if after is not None and after != "lowering" and after not in PASSES:
         raise ValueError(f"unknown pass {after!r}; passes: lowering, {', '.join(PASSES)}")
     if after == "lowering":

@@ -15,7 +15,7 @@ import os
 from sstad.ad.residuals import check_policy
 from sstad.ad.reverse import ReverseMode, differentiable
 from sstad.errors import SstadTypeError
-from sstad.api import Jitted, jit, refuse_partial
+from sstad.api import Jitted, as_positional, jit, unbound
 from sstad.frontend.lower import Lowerer, flatten_runtime, lower, python_name
 from sstad.ir import nodes as ir
 from sstad.ir.escape import export_escaping
@@ -84,7 +84,10 @@ def _leaf_ranges(in_tree):
 def _check_argnums(fun, in_tree, ranges, picked, loc):
     """Every picked argument exists and holds numbers to differentiate."""
     for a in picked:
-        if not isinstance(a, int) or not -len(ranges) <= a < len(ranges):
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise SstadTypeError(f"argnums={a!r}: argnums is an int or a tuple of ints, the positions of the "
+                                 "arguments to differentiate", loc, "count arguments from 0")
+        if not -len(ranges) <= a < len(ranges):
             raise SstadTypeError(f"argnums={a!r} is out of range: `{fun.__name__}` was called with "
                                  f"{len(ranges)} argument(s)", loc, "count arguments from 0")
         if not ranges[a]:
@@ -95,9 +98,21 @@ def _check_argnums(fun, in_tree, ranges, picked, loc):
 
 
 class _Transform:
+    # Does the transform take the function's own arguments (so a call may give some by
+    # keyword, and a partial or a method may bind some)?  pullback and pushforward do not.
+    takes_fun_args = False
+
     def __init__(self, fun, **options):
-        self.fun = getattr(fun, "fn", fun)     # accept an sstad.jit object too
-        refuse_partial(self.fun, type(self).__name__.lower().strip("_"))
+        # an sstad.jit object, a functools.partial or a bound method: its function, and the
+        # arguments it binds, passed before the caller's
+        self.fun, self._args, self._kwargs = unbound(fun)
+        self.sstad_binds = bool(self._args or self._kwargs) or getattr(self.fun, "sstad_binds", False)
+        self.sstad_shift = len(self._args) + getattr(self.fun, "sstad_shift", 0)
+        if self.sstad_binds and not self.takes_fun_args:
+            raise SstadTypeError(f"sstad.{self._name()} (which vjp, jvp, jacfwd, jacrev, hessian and hvp use) "
+                                 "takes a plain function, not a method or a functools.partial", None,
+                                 "write a function of your own that calls it: `def loss(w, x): return "
+                                 "model.loss(w, x)`, or use sstad.grad, which takes them")
         if not callable(self.fun):
             raise TypeError(f"sstad.{type(self).__name__.lower().strip('_')} takes a function, not {type(fun).__name__}")
         self.options = options
@@ -105,21 +120,53 @@ class _Transform:
         self.__name__ = python_name(self.fun.__name__) + self.suffix()    # grad(grad(f)) is f_grad_grad
         self._interpreted = Jitted(self, backend="python", fallback=False)
 
-    def __call__(self, *args):
-        return self._interpreted(*args)
+    def __call__(self, *args, **kwargs):
+        return self._interpreted(*args, **kwargs)
+
+    def sstad_bind(self, args, kwargs):
+        """The arguments of a call by position (see :meth:`sstad.api.Jitted.bind`)."""
+        if not self.takes_fun_args and kwargs:
+            raise SstadTypeError(f"sstad.{self._name()} takes its arguments by position (primals, then "
+                                 f"{'cotangent' if isinstance(self, _VJP) else 'tangents'})", None,
+                                 "pass them by position")
+        args, kwargs = self._args + args, {**self._kwargs, **kwargs}
+        if hasattr(self.fun, "sstad_bind"):
+            return self.fun.sstad_bind(args, kwargs)
+        return as_positional(self.fun, args, kwargs)
 
     def suffix(self):
         return ""
+
+    def _name(self):
+        return type(self).__name__.lower().strip("_")
 
 
 class Grad(_Transform):
     """See :func:`grad` and :func:`value_and_grad`."""
 
+    takes_fun_args = True
+
+    def sstad_bind(self, args, kwargs):
+        argnums = self.options["argnums"]
+        negative = any(a < 0 for a in ([argnums] if isinstance(argnums, int) else argnums) if isinstance(a, int))
+        if negative and (kwargs or self.sstad_binds):
+            raise SstadTypeError(f"argnums={argnums!r} counts from the end of the positional arguments, which "
+                                 "keyword arguments or the arguments of a partial or a method move", None,
+                                 "count argnums from 0 (the first argument you pass)")
+        return super().sstad_bind(args, kwargs)
+
+    def _argnums(self):
+        """``argnums`` among all the arguments, those a partial or a method binds first."""
+        argnums, shift = self.options["argnums"], self.sstad_shift
+        if isinstance(argnums, int):
+            return argnums + shift if argnums >= 0 else argnums
+        return tuple(a + shift if isinstance(a, int) and a >= 0 else a for a in argnums)
+
     def suffix(self):
         return "_value_and_grad" if self.options["with_value"] else "_grad"
 
     def sstad_lower(self, args):
-        argnums, has_aux = self.options["argnums"], self.options["has_aux"]
+        argnums, has_aux = self._argnums(), self.options["has_aux"]
         weights, with_value = self.options["weights"], self.options["with_value"]
         module, in_tree, out_tree, captures = lower_any(self.fun, args)
         entry = module.entry
@@ -129,11 +176,6 @@ class Grad(_Transform):
             value_tree, aux_tree = out_tree[1]
         else:
             value_tree, aux_tree = out_tree, None
-        value = entry.body.results[0] if value_tree[0] == "leaf" else None
-        if value is None or not (isinstance(value.type, A.Scalar) and A.is_float(value.type.dtype)):
-            shown = value.type if value is not None else "a structure"
-            raise SstadTypeError(f"grad needs a scalar float output, but `{self.fun.__name__}` returns {shown}",
-                                 entry.loc, "reduce it (e.g. .sum()) or use sstad.vjp for other outputs")
         ranges = _leaf_ranges(in_tree)
         picked = [argnums] if isinstance(argnums, int) else list(argnums)
         _check_argnums(self.fun, in_tree, ranges, picked, entry.loc)
@@ -153,6 +195,11 @@ class Grad(_Transform):
             if not differentiable(entry.params[i]):
                 raise SstadTypeError(f"cannot differentiate with respect to `{entry.params[i].hint}` of type "
                                      f"{entry.params[i].type}", entry.loc, "pass floats or float arrays")
+        value = entry.body.results[0] if value_tree[0] == "leaf" else None
+        if value is None or not (isinstance(value.type, A.Scalar) and A.is_float(value.type.dtype)):
+            shown = value.type if value is not None else "a structure"
+            raise SstadTypeError(f"grad needs a scalar float output, but `{self.fun.__name__}` returns {shown}",
+                                 entry.loc, "reduce it (e.g. .sum()) or use sstad.vjp for other outputs")
         reverse = ReverseMode(Lowerer(), policy=self.options["policy"], tape_budget=_budget(self.options))
         joint = reverse.joint(entry, wrt, seeded=[0], constant_seed=True)
         n_out = len(entry.body.results)

@@ -857,8 +857,11 @@ class CallLowering:
                 return self.call(getattr(np, name), [obj] + list(args), kwargs, node)
             if name in ARRAY_METHODS or name == "diag":
                 return self.call_numpy(name, [obj] + list(args), kwargs, node)
+        hint = "see docs/subset.md for the supported methods"
+        if isinstance(obj, (tuple, list)) and name in ARRAY_METHODS:      # as NumPy refuses it too
+            hint = f"a list is not an array: pass an array, or write np.asarray(...).{name}(...)"
         raise self.error(UnsupportedSyntaxError, f"method `.{name}` of {self.describe(obj)} is not supported",
-                         node, "see docs/subset.md for the supported methods")
+                         node, hint)
 
     def fill(self, a, args, kwargs, node):
         """``a.fill(value)``: ``a[...] = value`` (in place, through views; the derivative

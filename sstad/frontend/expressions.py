@@ -56,6 +56,8 @@ class ExpressionLowering:
             return f"a value of type {value.type}"
         if is_object(value):
             return f"a {value.cls.__name__}"
+        if isinstance(value, StaticList):          # a list argument or literal: its length is known
+            return "a list"
         return f"a {type(value).__name__}"
 
     def atom(self, value, node):

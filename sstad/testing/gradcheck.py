@@ -344,6 +344,17 @@ class _Checker:
             self.fail("fwd", "jvp against differences", lines)
 
 
+def _unbound(f, args):
+    """A ``functools.partial`` or a bound method as its function, with what it binds passed
+    as arguments (the pullback and pushforward compile plain functions): the numbers a
+    partial binds are checked as arguments too."""
+    from sstad.api import as_positional, unbound
+    fn, bound, keywords = unbound(f)
+    if fn is f:
+        return f, args
+    return fn, as_positional(fn, bound + tuple(args), keywords)
+
+
 def check_grads(f, args, order=1, modes=("fwd", "rev"), eps=None, atol=None, rtol=None, backend="numba",
                 seed=0, check_value=True, _top=None):
     """Check sstad's derivatives of ``f`` at ``args`` against finite differences.
@@ -363,6 +374,8 @@ def check_grads(f, args, order=1, modes=("fwd", "rev"), eps=None, atol=None, rto
     unknown = set(modes) - {"fwd", "rev"}
     if unknown:
         raise ValueError(f"check_grads: unknown modes {sorted(unknown)}; use 'fwd' and/or 'rev'")
+    if _top is None:
+        f, args = _unbound(f, args)
     checker = _Checker(f, args, eps, atol, rtol, backend, seed, order, top)
     if check_value and _top is None:
         _tagged(checker.check_value, "value", order)

@@ -38,7 +38,12 @@ def leaves_with_paths(tree, path="args"):
 
 
 def same_leaf(a, b):
-    """Equal leaves (NaN equal to NaN in numeric ones; strings and objects by ``==``)."""
+    """Equal leaves (NaN equal to NaN in numeric ones; strings and objects by ``==``; a
+    plain object, such as the ``self`` of a method, attribute by attribute, so that its deep
+    copy is equal to it)."""
+    if type(a) is type(b) and not isinstance(a, (np.ndarray, np.generic)) and hasattr(a, "__dict__") \
+            and type(a).__eq__ is object.__eq__:
+        return vars(a).keys() == vars(b).keys() and all(same_leaf(vars(a)[k], vars(b)[k]) for k in vars(a))
     a, b = np.asarray(a), np.asarray(b)
     if all(d.kind in "biuc" or is_float(d) for d in (a.dtype, b.dtype)):
         return np.array_equal(a, b, equal_nan=True)
