@@ -338,7 +338,7 @@ def _dispatch_key(args):
         t = type(a)
         if t is np.ndarray:
             dtype = a.dtype
-            if dtype.isbuiltin != 1:
+            if dtype.isbuiltin != 1 or a.ndim == 0:      # a 0-d array is passed as its number
                 return None
             key.append(dtype.num * 64 + a.ndim)       # an int hashes faster than a dtype
         elif t in _SCALAR_TYPES:

@@ -335,7 +335,8 @@ def _walk_runtime(v, leaves):
     if isinstance(v, (bool, int, float, complex, np.generic, np.ndarray, *A.ARRAY_TYPES)):
         if isinstance(v, np.ndarray) and v.dtype == object:
             raise UnsupportedSyntaxError("arrays of Python objects are not supported")
-        leaves.append(v)
+        # a 0-d array is compiled as the number it holds (its abstract value is a scalar's)
+        leaves.append(v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v)
         return ("leaf",)
     layout = object_layout(v)
     if layout is not None:
