@@ -540,7 +540,9 @@ def _note_user_line(exc, loc):
         if tb.tb_frame.f_code.co_filename.startswith("<sstad "):
             where = (tb.tb_frame.f_code.co_filename, tb.tb_lineno)       # the innermost wins
         tb = tb.tb_next
-    if where is None:
+    if where is None:            # compiled code (Numba) keeps no line of its own
+        exc.add_note(f"raised by the compiled code of {loc.file}:{loc.line}; "
+                     "backend='python' names the line that raised it")
         return
     user_file, rule = os.path.basename(loc.file), None
     for text in reversed(linecache.getlines(where[0])[:where[1]]):

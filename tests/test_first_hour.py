@@ -186,11 +186,12 @@ def test_gradient_at_a_0d_array_compiles_under_numba():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="numba: a run-time shape error inside np.dot is reported as "
-                   "'Numba cannot compile' with a hint to fall back to Python (backend/targets.py)")
 def test_a_run_time_matmul_mismatch_is_not_a_compile_error_under_numba():
+    """The compiled code's own error (np.dot's sizes), with the function it came from; it was
+    reported as 'Numba cannot compile' with a hint to fall back to Python."""
     text = error_text(lambda: sstad.jit(P.matmul_mismatch)(np.ones((2, 3)), np.ones(4)))
-    assert "cannot compile" not in text, text
+    assert "cannot compile" not in text and "incompatible array sizes" in text, text
+    assert f"raised by the compiled code of {PROGRAMS}:{P.matmul_mismatch.__code__.co_firstlineno}" in text, text
 
 
 @pytest.mark.slow

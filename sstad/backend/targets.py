@@ -96,8 +96,13 @@ def _where_emit(args, params, avals):
 
 
 def _raised_inside_numba(exc):
-    """An internal error of Numba's typing (an AssertionError, say): Numba cannot compile."""
+    """An internal error of Numba's typing (an AssertionError, say): Numba cannot compile.
+    An error the compiled code raises as it runs (a shape mismatch in ``np.dot``) comes from
+    no frame of Numba's compiler (``numba/core``): it is the program's, not a compile failure."""
+    compiler = f"{os.sep}numba{os.sep}core{os.sep}"
     tb = exc.__traceback__
-    while tb is not None and tb.tb_next is not None:
+    while tb is not None:
+        if compiler in tb.tb_frame.f_code.co_filename:
+            return True
         tb = tb.tb_next
-    return tb is not None and f"{os.sep}numba{os.sep}" in tb.tb_frame.f_code.co_filename
+    return False
