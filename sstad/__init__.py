@@ -24,6 +24,8 @@ from sstad.api import dump, jit  # noqa: F401
 from sstad.transforms import grad, pullback, value_and_grad, vjp  # noqa: F401
 from sstad.custom import custom_jvp, custom_vjp, primitive, remat, stop_gradient  # noqa: F401
 from sstad.jacobians import hessian, hvp, jacfwd, jacrev, jvp, pushforward  # noqa: F401
+
+jacobian = jacrev      # JAX's name: reverse mode, a row per output element
 from sstad.backend import source_key as _source_key
 
 _source_key.mark_pristine()       # the rule tables as imported (see sstad/backend/source_key.py)
@@ -39,5 +41,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'sstad' has no attribute {name!r}")
 
 __all__ = ["jit", "dump", "grad", "value_and_grad", "vjp", "pullback", "jvp", "pushforward", "jacfwd",
-           "jacrev", "hessian", "hvp", "custom_vjp", "custom_jvp", "primitive", "remat",
+           "jacrev", "jacobian", "hessian", "hvp", "custom_vjp", "custom_jvp", "primitive", "remat",
            "stop_gradient", "errors", "optim"]

@@ -292,3 +292,9 @@ def test_keywords_and_star_args():
 def test_an_array_method_of_a_list_says_to_pass_an_array():
     text = error_text(lambda: sstad.jit(P.array_method_on_list, backend="python")([1.0, 2.0]))
     assert PROGRAMS in text and "of a list" in text and "np.asarray" in text and "StaticList" not in text, text
+
+
+def test_jacobian_is_jaxs_name_for_the_reverse_jacobian():
+    x = np.array([0.3, -1.2, 0.8])
+    expected = [[x[1], x[0], 0.0], [0.0, 0.0, np.cos(x[2])], [2 * x[0], 0.0, 0.0]]
+    np.testing.assert_allclose(sstad.jacobian(P.vector_fn)(x), expected, rtol=1e-14)
