@@ -80,16 +80,18 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         total = np.sum(np.where(where, a, 0), axis=axis, keepdims=True)
         n = selected(a, where, axis, True, total)
         centred = np.where(where, a - total / n, 0)
-        return np.sum(centred * centred, axis=axis, keepdims=keepdims) / \
+        return np.sum(squares(centred), axis=axis, keepdims=keepdims) / \
             np.maximum(selected(a, where, axis, keepdims, total) - ddof, 0)
     total = np.sum(a, axis=axis, keepdims=True)
     n = count(a, total)
-    centred = a - total / n
-    if np.atleast_1d(centred).dtype.kind == "c":     # NumPy: |a - mean|^2, a real variance
-        squares = np.real(centred * np.conj(centred))
-    else:
-        squares = centred * centred
-    return np.sum(squares, axis=axis, keepdims=keepdims) / max(n - ddof, 0)
+    return np.sum(squares(a - total / n), axis=axis, keepdims=keepdims) / max(n - ddof, 0)
+
+
+def squares(centred):
+    """``|centred|^2``: NumPy's variance of complex numbers is real."""
+    if np.atleast_1d(centred).dtype.kind == "c":
+        return np.real(centred * np.conj(centred))
+    return centred * centred
 
 
 @composite(np.std)
@@ -98,7 +100,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     """np.std: the square root of np.var.  Where the variance is 0 (a constant slice,
     one element) the derivative is 0, as for ``np.linalg.norm`` at 0, not ``inf * 0``."""
     refuse_reduction_args("std", dtype, out, mean)
-    v = np.var(a, axis, ddof=ddof, keepdims=keepdims, correction=correction, where=True if where is None else where)
+    v = np.var(a, axis, ddof=ddof, keepdims=keepdims, correction=correction, where=where)
     spread = v > 0.0
     return np.where(spread, np.sqrt(np.where(spread, v, 1.0)), 0.0)
 
