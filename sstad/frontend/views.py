@@ -76,7 +76,7 @@ class ViewWrites:
         """After an ``if`` or a loop: an array some path wrote in place (each path's value
         for its name is ``before``'s, written or not) is, in this block, the joined value
         (``B * f(B)`` where ``f`` writes ``B`` under an ``if``).  ``ends``: per path, the
-        name's value where it ends and where it started."""
+        names' values where it starts and where it ends (two states)."""
         for key, old in before.items():
             new = after.get(key)
             if not isinstance(old, ir.Var) or not isinstance(new, ir.Var) or new is old:
