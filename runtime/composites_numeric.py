@@ -13,9 +13,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         raise ValueError(f"np.linspace: device={device!r}; only 'cpu' is accepted")
     div = num - 1 if endpoint else num
     delta = stop - start
-    y = np.arange(num)
-    if np.ndim(delta) > 0 and delta.dtype == np.float32:
-        y = y.astype(np.float32)                   # NumPy counts in the endpoints' float type
+    # NumPy counts in result_type(start, stop, float(num)): float32 endpoints stay float32
+    y = np.arange(num).astype((start * 0.0 + stop * 0.0).dtype)
     y = np.reshape(y, (-1,) + (1,) * np.ndim(delta))
     if div > 0:
         step = delta / div

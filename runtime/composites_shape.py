@@ -25,7 +25,10 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     if append is not None:
         m = np.concatenate((m, last_axis_block(append, m, axis)), axis=-1)
     for _ in static_range(n):
-        m = m[..., 1:] - m[..., :-1]
+        if m.dtype == np.bool_:
+            m = m[..., 1:] != m[..., :-1]      # NumPy's difference of booleans
+        else:
+            m = m[..., 1:] - m[..., :-1]
     return np.moveaxis(m, -1, axis)
 
 

@@ -3,7 +3,7 @@ import numpy as np
 
 from sstad.runtime import abstract as A
 from sstad.runtime.containers import stacked_emit
-from sstad.runtime.primitive import Slot, dtype_text, emit_call, lowering, numpy_primitive, text_of
+from sstad.runtime.primitive import PRIMITIVES, Slot, dtype_text, emit_call, lowering, numpy_primitive, text_of
 
 CREATION_FUNCTIONS = """zeros ones empty full zeros_like ones_like empty_like full_like arange
 linspace eye identity array asarray""".split()
@@ -52,6 +52,13 @@ def _full_numba(args, params, avals):
         return emit_call("np.full")(args, params, avals)
     dtype = dtype_text(avals[fill].dtype if dtype is None else dtype)
     return f"np.broadcast_to({text_of(fill, args)}, {text_of(shape, args)}).astype({dtype})"
+
+
+@lowering("numba", "arange")
+def _arange_numba(args, params, avals):
+    """np.arange of a NumPy boolean counts it as 0 or 1; Numba takes integers only."""
+    args = [f"np.int64({a})" if isinstance(v, A.Scalar) and v.dtype.kind == "b" else a for a, v in zip(args, avals)]
+    return PRIMITIVES["arange"].emit(args, params, avals)
 
 
 # --- reverse-mode rules ----------------------------------------------------------

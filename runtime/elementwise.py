@@ -34,9 +34,21 @@ NUMPY_FUNCTIONS[id(np.around)] = "round"
 OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
              "mod": "%", "pow": "**", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
              "eq": "==", "ne": "!=", "and_": "&", "or_": "|", "xor": "^"}
+def _numpy_bools(avals):
+    return all(a.dtype.kind == "b" and not getattr(a, "weak", False) for a in avals)
+
+
+def _boolean_emit(symbol, logical):
+    """NumPy's booleans add as ``|`` and multiply as ``&``; an element of a fused loop
+    (a Python bool to Numba) would count them as integers instead."""
+    plain = emit_binary(symbol)
+    return lambda args, params, avals: (emit_binary(logical) if _numpy_bools(avals) else plain)(args, params, avals)
+
+
 for _name, _symbol in OPERATORS.items():
     _fn = getattr(operator, _name)
-    Primitive("op." + _name, _fn, by_prototype(_fn), emit_binary(_symbol), elementwise=True)
+    _emit = _boolean_emit(_symbol, {"add": "|", "mul": "&"}[_name]) if _name in ("add", "mul") else emit_binary(_symbol)
+    Primitive("op." + _name, _fn, by_prototype(_fn), _emit, elementwise=True)
 Primitive("op.matmul", operator.matmul, by_prototype(operator.matmul), emit_binary("@"))
 for _name, _symbol in {"neg": "-", "pos": "+", "invert": "~"}.items():
     _fn = getattr(operator, _name)

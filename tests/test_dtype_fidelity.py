@@ -16,11 +16,6 @@ CASES = [(name, fn) for name, fn in vars(dtype_cases).items() if name.startswith
 
 # "<case> <dtype>" or "<case> <dtype> @<backend>" -> what differs from NumPy today
 XFAIL = {
-    "f_power bool": "bool ** 2 is int8 in NumPy, int64 here",
-    "f_diff bool": "np.diff of booleans (NumPy takes not_equal) is refused",
-    "f_linspace float32": "linspace to a float32 stop gives float64, NumPy float32",
-    "f_trapz bool @numba": "trapezoid of booleans differs under Numba",
-    "f_arange bool @numba": "np.arange of a boolean does not compile under Numba",
 }
 REFUSED = {"f_histogram"}      # np.histogram is outside the subset: refused at the line
 

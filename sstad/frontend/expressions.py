@@ -273,6 +273,9 @@ class ExpressionLowering:
         if name == "pow" and ir.is_scalar_const(b, 2) and getattr(a.type, "dtype", None) is not None \
                 and A.is_float(a.type.dtype):
             return self.apply("op.mul", [a, a])      # x ** 2 is x * x (exactly), with a simpler rule
+        if name == "pow" and isinstance(b, ir.Const) and type(b.value) is int and b.value == 2 \
+                and isinstance(a.type, A.Array) and a.type.dtype.kind == "b":
+            return self.apply("square", [a])         # NumPy's `array ** 2` is np.square: int8 here
         return self.apply("op." + name, [a, b])
 
     def sequence_op(self, name, a, b, node):
