@@ -3,7 +3,9 @@ import glob
 import os
 import shutil
 import tempfile
+import zlib
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 
@@ -51,3 +53,30 @@ settings.register_profile("default", **_PROFILE)
 # CI draws the same examples every run, so a red CI is a regression, not a new draw.
 settings.register_profile("ci", derandomize=True, **_PROFILE)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "default"))
+
+
+# --- the fast suite's sample of the large families of Numba cases --------------------
+# A family below checks each of its cases on both backends; compiling every case with
+# Numba is most of the fast suite's time.  `make test` (CI) runs the python backend on
+# every case and Numba on a stable quarter of them (chosen by a hash of the test's id,
+# so the same ones every run); the rest are marked slow and run under `make test-slow`.
+NUMBA_SAMPLED = {
+    "test_list_carry.py", "test_rules.py", "test_reverse_corpus.py", "test_call_forms.py", "test_corpus.py",
+    "test_restores.py", "test_linalg_dtypes.py", "test_broadcast_proofs.py", "test_fuzz_regressions.py",
+    "test_scalar_arguments.py", "test_special.py", "test_reverse.py", "test_reduction_spread.py",
+    "test_linalg_rules.py", "test_list_lengths.py", "test_adjoint_arithmetic.py",
+}
+NUMBA_SAMPLE = 4          # one case in this many
+
+
+def _numba_case(item):
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and any(isinstance(v, str) and v == "numba" for v in callspec.params.values())
+
+
+@pytest.hookimpl(tryfirst=True)         # before `-m "not slow"` deselects
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in NUMBA_SAMPLED and _numba_case(item) \
+                and zlib.crc32(item.nodeid.encode()) % NUMBA_SAMPLE:
+            item.add_marker(pytest.mark.slow)

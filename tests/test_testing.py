@@ -235,12 +235,13 @@ def test_generated_programs_users_style(program):
 
 
 def test_bounded_campaign():
-    """What CI runs: ~200 derandomized programs (python backend, one on numba); every
-    failure must be a known one (tests/test_fuzz_regressions.py, KNOWN)."""
+    """What CI runs: ~100 derandomized programs (python backend, one on numba); every
+    failure must be a known one (tests/test_fuzz_regressions.py, KNOWN).  `make fuzz`
+    runs longer campaigns."""
     from sstad.testing.fuzz import Campaign
     from test_fuzz_regressions import KNOWN
-    campaign = Campaign(200, seed=0, numba=1, shrink=False, program_kwargs=dict(max_statements=3)).run()
-    assert campaign.totals["generated"] >= 150
+    campaign = Campaign(100, seed=0, numba=1, shrink=False, program_kwargs=dict(max_statements=3)).run()
+    assert campaign.totals["generated"] >= 75
     assert campaign.totals["passed"] >= 0.5 * campaign.totals["generated"]
     new = {s: n for s, n in campaign.by_signature.items() if not any(k in s for k in KNOWN)}
     assert not new, "new fuzzing failures:\n" + "\n".join(
