@@ -25,7 +25,7 @@ from sstad.frontend.pytree import hashable, unflatten
 from sstad.ir.printer import format_module
 from sstad.ir.verify import verify_module
 from sstad.passes import PASSES, run_passes
-from sstad.passes.shape_speculation import speculating
+from sstad.passes.shape_speculation import rerunnable, speculating
 from sstad.runtime import abstract as A
 from sstad.runtime.broadcast import ShapeSpeculation
 
@@ -512,6 +512,8 @@ class Jitted:
             return self(*args, _sstad_bound=True)
         error = self.backend.translate_error(exc, self.fn.__name__, compiled.loc)
         if error is None:
+            if backend.name != "python" and not isinstance(exc, SstadError):
+                _locate_with_python(self.fn, args, exc)
             _note_user_line(exc, compiled.loc)
             raise exc
         if not self.fallback:
@@ -529,11 +531,30 @@ class Jitted:
 _SOURCE_COMMENT = re.compile(r"^\s*# (\S+\.py):(\d+)  (.*)$")
 
 
+def _locate_with_python(fn, args, exc):
+    """Compiled code keeps no lines: run the call again on the python backend, whose
+    error names the user's line, and give ``exc`` that note.  Only where a second run
+    cannot differ from the first (no effects, no writes into an argument's memory: a
+    collective would wait for ranks that do not rerun) and raises the same error."""
+    try:
+        again = Compiled(fn, args)
+    except Exception:                           # noqa: BLE001  (the first error stands)
+        return
+    if not rerunnable(again.module):
+        return
+    try:
+        again.run("python", again.leaves(args))
+    except Exception as second:                 # noqa: BLE001  (only its note is used)
+        if type(second) is type(exc):
+            _note_user_line(second, again.loc)
+            exc.__notes__ = list(getattr(second, "__notes__", []))
+
+
 def _note_user_line(exc, loc):
     """Name the user's line in an error that emitted Python code raised (a shape mismatch, a
     NumPy error): the comments of the emitted code say which line each statement comes
     from, and a rule's comment is under the line of the user's it differentiates."""
-    if isinstance(exc, SstadError) or loc is None:
+    if isinstance(exc, SstadError) or loc is None or getattr(exc, "__notes__", None):
         return
     tb, where = exc.__traceback__, None
     while tb is not None:

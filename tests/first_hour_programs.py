@@ -186,6 +186,11 @@ def matmul_mismatch(W, x):
     return np.sum(W @ x)
 
 
+def doubled_then_mismatched(x, y):
+    x *= 2.0
+    return np.sum(x + y)
+
+
 def uses_try(x):
     try:
         y = np.log(x)
