@@ -60,6 +60,13 @@ def pushforward(fun):
     return _Pushforward(fun)
 
 
+def _from_source(fn):
+    """Compiled from its source where compiled code calls it: it only composes transforms."""
+    fn.sstad_from_source = True
+    return fn
+
+
+@_from_source
 def jvp(fun, primals, tangents):
     """``(out, tangent_out)``: ``fun(*primals)`` and its directional derivative along
     ``tangents`` (one per primal, same structure), by forward mode.
@@ -144,6 +151,7 @@ def hessian(fun, argnums=0, backend="python"):
     return jacfwd(grad(fun, argnums=argnums), argnums=argnums, backend=backend)
 
 
+@_from_source
 def hvp(fun, primals, tangents):
     """The Hessian-vector product ``H v`` of a scalar ``fun`` (forward over reverse),
     without building ``H``: one forward sweep through the gradient.

@@ -236,6 +236,15 @@ def hvp_inside(x, v):
     return sstad.jvp(sstad.grad(energy), (x,), (v,))[1]
 
 
+def hvp_by_name_inside(x, v):
+    return sstad.hvp(energy, (x,), (v,))
+
+
+def directional_inside(x, v):
+    out, slope = sstad.jvp(energy, (x,), (v,))
+    return out + 2.0 * slope
+
+
 def keyword_only(x, *, scale=2.0):
     return np.sum(scale * x ** 2)
 

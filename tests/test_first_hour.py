@@ -209,11 +209,17 @@ def test_a_shape_mismatch_names_the_users_line_under_numba():
     assert f"{PROGRAMS}:{P.shape_mismatch.__code__.co_firstlineno + 1}" in text, text
 
 
-@pytest.mark.xfail(strict=True, reason="sstad.jvp of sstad.grad(f) inside a compiled function is "
-                   "refused ('cannot take a Grad at run time'), though sstad.hvp outside works")
-def test_a_hessian_vector_product_inside_a_compiled_function():
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_a_hessian_vector_product_inside_a_compiled_function(backend):
+    """sstad.jvp and sstad.hvp compose transforms: compiled from their source inside."""
     x, v = R.normal(size=3), R.normal(size=3)
-    assert np.allclose(sstad.jit(P.hvp_inside, backend="python")(x, v), sstad.hvp(P.energy, (x,), (v,)))
+    hv = sstad.hvp(P.energy, (x,), (v,))
+    h = 12 * np.diag(x ** 2) + np.diag(np.ones(2), 1) + np.diag(np.ones(2), -1)   # energy's Hessian
+    assert np.allclose(hv, h @ v)
+    assert np.allclose(sstad.jit(P.hvp_inside, backend=backend)(x, v), hv)
+    assert np.allclose(sstad.jit(P.hvp_by_name_inside, backend=backend)(x, v), hv)
+    grad = 4 * x ** 3 + np.concatenate(([0.0], x[:-1])) + np.concatenate((x[1:], [0.0]))
+    assert np.isclose(sstad.jit(P.directional_inside, backend=backend)(x, v), P.energy(x) + 2.0 * grad @ v)
 
 
 # --- random numbers: drawn outside and passed in -------------------------------------------

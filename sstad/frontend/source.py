@@ -112,13 +112,14 @@ def closure_values(fn):
 
 def is_user_function(obj):
     """A plain Python function whose source sstad compiles: the user's own code,
-    sstad's runtime (rules and their helpers) and its optimizers (``sstad.optim``, NumPy
-    code compiled into the caller), not library code (docs/architecture.md, decision 9)."""
+    sstad's runtime (rules and their helpers), its optimizers (``sstad.optim``, NumPy
+    code compiled into the caller) and the API functions that only compose transforms
+    (``sstad.jvp``: marked ``sstad_from_source``), not library code (docs/architecture.md, decision 9)."""
     if not isinstance(obj, types.FunctionType):
         return False
     module = getattr(obj, "__module__", "") or ""
     if module.startswith("sstad."):
-        return module.startswith(("sstad.runtime", "sstad.optim"))
+        return module.startswith(("sstad.runtime", "sstad.optim")) or getattr(obj, "sstad_from_source", False)
     return not is_library_function(obj)
 
 
