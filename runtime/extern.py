@@ -67,6 +67,28 @@ def describe(name):
     return public_name(FUNCTIONS[name])
 
 
+def draws_random_numbers(name, depth=3):
+    """Does the outside function ``name`` (or a function its code calls, a few calls
+    deep) read a random generator (a name ``random`` in its code: ``np.random.normal``,
+    ``random.random``)?  Its results then differ from one call to the next."""
+    def draws(fn, depth):
+        fn = getattr(fn, "py_func", fn)
+        code = getattr(fn, "__code__", None)
+        if code is None or depth == 0:
+            return False
+        names = set()
+        todo = [code]
+        while todo:
+            c = todo.pop()
+            names.update(c.co_names)
+            todo.extend(k for k in c.co_consts if hasattr(k, "co_names"))
+        if "random" in names:
+            return True
+        scope = getattr(fn, "__globals__", {})
+        return any(callable(scope.get(n)) and draws(scope[n], depth - 1) for n in names if n in scope)
+    return draws(FUNCTIONS[name], depth)
+
+
 def _python_only(fn, name, loc):
     """A stand-in for ``fn`` that Python calls and Numba refuses, at the user's line."""
     def call(*args, **kwargs):

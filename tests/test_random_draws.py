@@ -95,10 +95,50 @@ def test_the_gradient_is_that_of_the_draws_the_value_used(backend):
     check_against_the_draws(mc_loss, backend)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="sstad/ad recomputes effects: a draw the loop then writes in place (eps *= 0.5) is "
-                          "not storable (sstad/ad/residuals.py), and an inner loop is rerun in each backward "
-                          "iteration, so the backward sweep draws new noise: a silently wrong gradient")
-@pytest.mark.parametrize("fn", [mc_loss_scaled_in_place, mc_loss_nested], ids=lambda f: f.__name__)
-def test_draws_written_in_place_or_in_an_inner_loop(fn):
-    check_against_the_draws(fn, "python")
+@pytest.mark.parametrize("fn, policy", [(mc_loss_scaled_in_place, "auto"), (mc_loss_nested, "auto"),
+                                        (mc_loss, "recompute")], ids=["in_place", "nested", "recompute"])
+def test_draws_the_derivative_would_make_again_are_refused(fn, policy):
+    """A draw written in place is not kept on a tape, an inner loop runs again in every
+    backward iteration, and "recompute" keeps nothing: each would draw other noise for
+    the gradient, silently.  Refused at the call instead."""
+    with pytest.raises(UnsupportedSyntaxError, match=r"(?s)test_random_draws.py:\d+:\d+: `[\w.]*noise` draws random "
+                                                     r"numbers.*other draws.*pass them in"):
+        sstad.value_and_grad(fn, has_aux=True, policy=policy)(np.array([0.3, -0.2, 0.5]))
+
+
+def mc_loss_scaled_copy(mu):
+    total = 0.0
+    draws = np.zeros((3, mu.shape[0]))
+    for k in range(3):
+        eps = noise(mu.shape[0])
+        eps = eps * 0.5
+        draws[k] = eps
+        total += np.sum(np.tanh(mu + eps) ** 2)
+    return total, draws
+
+
+def test_the_way_out_scaling_a_copy_gives_the_gradient_of_the_draws():
+    check_against_the_draws(mc_loss_scaled_copy, "python")
+
+
+@numba.njit
+def shifted(x, s):
+    return x + s
+
+
+def pure_helper_nested(mu):
+    total = 0.0
+    for k in range(3):
+        for i in range(2):
+            y = mu + shifted(np.ones_like(mu), 0.1 * (k + i))
+            y *= 2.0
+            total += np.sum(np.tanh(y) ** 2)
+    return total
+
+
+def test_a_helper_that_does_not_draw_may_run_again():
+    mu = np.array([0.3, -0.2, 0.5])
+    grad = sstad.grad(pure_helper_nested)(mu)
+    u = [2 * (mu + 1 + 0.1 * (k + i)) for k in range(3) for i in range(2)]
+    want = sum(4 * np.tanh(v) * (1 - np.tanh(v) ** 2) for v in u)
+    np.testing.assert_allclose(grad, want, rtol=1e-12)

@@ -33,6 +33,7 @@ which the checkpoints grow by one state per segment.
 from sstad.ir import nodes as ir
 from sstad.ir.clone import clone_block, substitute, without_once
 from sstad.runtime import abstract as A
+from sstad.runtime.extern import draws_random_numbers
 from sstad.runtime.primitive import Slot, lookup
 
 
@@ -69,8 +70,12 @@ class Checkpoints:
 def applies(sweep, loop, untaped):
     """The budget is for loops that tape arrays, outside other loops (an inner loop's
     tapes live while the outer backward loop walks one iteration); a loop that carries a
-    list keeps its tapes (their items are counted nowhere)."""
+    list keeps its tapes (their items are counted nowhere); so does a loop that calls a
+    helper that draws random numbers (it would draw anew in a segment's rerun)."""
     if sweep.tape_budget is None or sweep.loop_depth > 0:
+        return False
+    if any(isinstance(s, ir.Apply) and s.prim.name == "extern" and draws_random_numbers(s.params["name"])
+           for s in ir.walk(loop.body)):
         return False
     params = loop.body.params
     if any(isinstance(p.type, A.ListOf) for p in params):

@@ -22,10 +22,12 @@ results of library functions per element (``exp``, ``tanh``).  A fresh array per
 than an elementwise operation on it (docs/performance.md, "Store or recompute").
 """
 from sstad.ad.checkpointing import count_residuals, emptied
+from sstad.errors import UnsupportedSyntaxError
 from sstad.ir import nodes as ir
 from sstad.ir.alias import written_memory
 from sstad.ir.clone import clone_stmt, substitute
 from sstad.runtime import abstract as A
+from sstad.runtime.extern import describe, draws_random_numbers
 from sstad.runtime.primitive import Slot, lookup
 
 POLICIES = ("auto", "store", "recompute")
@@ -278,6 +280,39 @@ def _defined_in(stmt):
                 yield from r.params
 
 
+def recomputation(sweep, start, last_fwd):
+    """(the recomputation, the backward sweep): the statements of a backward loop's body
+    from ``start`` to ``last_fwd`` and after it (an inner loop's tapes may have been
+    inserted into the recomputation since: its end is found by identity)."""
+    stmts = sweep.L.stmts
+    mark = start if last_fwd is None else next(k for k, s in enumerate(stmts) if s is last_fwd) + 1
+    return stmts[start:mark], stmts[mark:]
+
+
+def refuse_calls_made_again(fwd, bwd, env):
+    """A call to outside code (an ``@numba.njit`` helper: ``extern``) that the backward
+    sweep would read again from the recomputation ``fwd`` rather than from a tape (its
+    result written in place, the call in an inner loop, rerun in every backward
+    iteration, or ``policy="recompute"``) runs twice: a helper that draws random numbers
+    would give the gradient of other draws, so that is refused at the call rather than
+    a silently wrong gradient.  (Other helpers are taken to give the same result again.)"""
+    needed = {a for s in bwd for a in ir.reads(s) if isinstance(a, ir.Var)}
+    needed |= {v for v in env.values() if isinstance(v, ir.Var)}
+    for stmt in reversed(fwd):
+        outs = set(stmt.outs) | set(_defined_in(stmt))
+        if not outs & needed:
+            continue
+        needed |= {a for a in ir.reads(stmt) if isinstance(a, ir.Var)}
+        for s in [stmt, *_walk_regions(stmt)]:
+            if isinstance(s, ir.Apply) and s.prim.name == "extern" and draws_random_numbers(s.params["name"]):
+                raise UnsupportedSyntaxError(
+                    f"`{describe(s.params['name'])}` draws random numbers, and the derivative would call it "
+                    "again (its result is written in place, it is called in a loop inside a loop, or "
+                    "policy='recompute'): the gradient would be that of other draws", s.loc,
+                    "write into a copy of its result (`eps = eps * 0.5`), call it in the outermost loop, or "
+                    "draw the numbers outside and pass them in")
+
+
 def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
     """Make the body of the backward loop read residuals from their tapes at iteration
     ``j``: the recomputation runs from ``sweep.L.stmts[start]`` to the statement
@@ -285,9 +320,7 @@ def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
     recomputed values (what is still recomputed starts from stored values).  Returns the
     originals read from tapes, in order."""
     stmts = sweep.L.stmts
-    # (an inner loop's tapes were inserted into the recomputation since: find its end)
-    mark = start if last_fwd is None else next(k for k, s in enumerate(stmts) if s is last_fwd) + 1
-    fwd, bwd = stmts[start:mark], stmts[mark:]
+    fwd, bwd = recomputation(sweep, start, last_fwd)
     env = sweep.adjoints.env
     read_for_shape(fwd, bwd)
     read = {a for s in bwd for a in ir.reads(s) if isinstance(a, ir.Var)}
@@ -302,6 +335,7 @@ def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
         chosen = sorted(set(chosen) | _products_behind(fwd, read & defined, chosen, image, record), key=lambda v: v.id)
     inner, inner_keys = _inner_tapes(record, fwd, local, image, read) if sweep.policy == "store" else ({}, [])
     if not chosen and not inner_keys:
+        refuse_calls_made_again(fwd, bwd, env)
         return [], {}
     mapping = {}
     swept = {key: inner[key[0]][0].outs[key[1]] for key in inner_keys}
@@ -314,6 +348,7 @@ def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
             mapping[v] = sweep.L.apply("getitem", [record.tape(key, v), j], {"index": (Slot(1),)}, hint=v.hint)
     loads = sweep.collect(reads)
     substitute(ir.Block([], fwd + bwd, []), mapping)
+    refuse_calls_made_again(fwd, bwd, sweep.adjoints.env)
     for _, _, outside in inner.values():    # the swept inner loops now read the loads
         outside.update((mapping[v], outside[v]) for v in list(outside) if v in mapping)
     for key, value in list(env.items()):

@@ -22,7 +22,7 @@ import numpy as np
 from sstad.ad import checkpointing
 from sstad.ad.activity import active_values, needed_carried
 from sstad.ad.lists import ListAdjoints, float_list, list_roots
-from sstad.ad.residuals import LoopStore, check_policy, read_from_tapes
+from sstad.ad.residuals import LoopStore, check_policy, read_from_tapes, recomputation, refuse_calls_made_again
 from sstad.ad.structural import shift_slice, differentiable
 from sstad.ad.sweep import Sweep
 from sstad.custom import CustomFunction, Remat
@@ -787,6 +787,8 @@ class ReverseMode(ListAdjoints, Sweep):
                               self.owned(p) if d is not None else True)
             if store is not None:          # the last round of the loop's fixpoint counts
                 stored[:] = read_from_tapes(self, store, sub, start, last_fwd, j, local)
+            else:
+                refuse_calls_made_again(*recomputation(self, start, last_fwd), self.adjoints.env)
             self.drop(inner)
 
         def walk(tapes, count, first):
