@@ -375,10 +375,7 @@ class Builder:
         """Make the views ``keys`` again from their bases' values in ``state``."""
         for key in keys:
             base_key, origin = derived[key]
-            fresh = self.apply(origin.prim.name, [state[base_key]] + list(origin.args[1:]), dict(origin.params),
-                               hint=origin.outs[0].hint)
-            self.view(fresh, state[base_key])
-            state[key] = fresh
+            state[key] = self.remake(origin, state[base_key], origin.outs[0].hint)
 
     def join_views(self, joined, after):
         """``[(out, its inputs on each path)]``: an array joined from a view, or from an

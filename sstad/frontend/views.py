@@ -54,9 +54,14 @@ class ViewWrites:
         base = self.as_read_now(origin.args[0])
         if base is origin.args[0]:
             return atom
-        made = self.apply(origin.prim.name, [base] + list(origin.args[1:]), dict(origin.params), hint=atom.hint)
-        self.view(made, base)
+        made = self.remake(origin, base, atom.hint)
         self.newer.setdefault(atom, []).append((self.stmts, made))
+        return made
+
+    def remake(self, origin, base, hint):
+        """The view that the statement ``origin`` made, made again from ``base``."""
+        made = self.apply(origin.prim.name, [base] + list(origin.args[1:]), dict(origin.params), hint=hint)
+        self.view(made, base)
         return made
 
     def written_from(self, new, old):
@@ -98,9 +103,7 @@ class ViewWrites:
         base = new if base is old else self.derive_again(base, old, new, fresh)
         if base is None:
             return None
-        made = self.apply(origin.prim.name, [base] + list(origin.args[1:]), dict(origin.params), hint=view.hint)
-        self.view(made, base)
-        fresh[view] = made
+        made = fresh[view] = self.remake(origin, base, view.hint)
         return made
 
     def unfollowable(self, array, what, hint):
