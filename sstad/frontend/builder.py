@@ -68,7 +68,6 @@ class Builder:
         self.loc = None
         self.loop_seeds = {}     # loop site -> the carried values it settled on last time
         self.unsettled = None    # in a loop's trial round: type errors a later round may resolve
-        self.last_version = {}   # an array written in place -> its next version
 
     # --- emitting --------------------------------------------------------------
     def error(self, cls, message, node=None, hint=None):
@@ -99,7 +98,6 @@ class Builder:
         out = ir.Var(hint, out_type)
         self.stmts.append(ir.Apply([out], prim, list(args), params, self.loc))
         if prim.mutates:
-            self.last_version[args[0]] = out
             self.rebind(args[0], out)
             self.after_write(args[0], out)
         return out

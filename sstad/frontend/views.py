@@ -43,11 +43,7 @@ class ViewWrites:
         values, so the array's latest version, or the view made again from it."""
         if not isinstance(atom, ir.Var):
             return atom
-        while True:
-            later = next((new for block, new in self.newer.get(atom, ()) if block is self.stmts), None)
-            if later is None:
-                break
-            atom = later
+        atom = self.current(atom)
         origin = self.view_origin.get(atom)
         if origin is None:
             return atom
@@ -222,10 +218,13 @@ class ViewWrites:
         return self.call_numpy("reshape", [content, self.attribute(base, "shape", node)], {}, node)
 
     def current(self, var):
-        """The latest version of ``var`` written in place here."""
-        while var in self.last_version:
-            var = self.last_version[var]
-        return var
+        """The latest version of ``var`` in this block, after the writes in place here (and
+        in the ``if``s and loops here that wrote it)."""
+        while True:
+            later = next((new for block, new in self.newer.get(var, ()) if block is self.stmts), None)
+            if later is None:
+                return var
+            var = later
 
 
 def everything(array):
