@@ -90,6 +90,10 @@ class CallLowering:
         if definition is not None:
             return self.call_definition(definition, name_of(func), args, kwargs, node)
         name = NUMPY_FUNCTIONS.get(id(func))
+        if func is np.block and len(args) == 1 and not kwargs and isinstance(args[0], StaticList):
+            joined = self.blocks_joined(args[0], node)
+            if joined is not None:
+                return joined
         if name == "where" and len(args) == 1 and not kwargs:
             return self.call(np.nonzero, args, kwargs, node)       # np.where(cond) is np.nonzero(cond)
         if name is not None:
@@ -538,6 +542,30 @@ class CallLowering:
         if view and atoms:
             self.view(out, atoms[0])
         return out
+
+    def blocks_joined(self, blocks, node):
+        """``np.block([[A, B], [C, D]])`` of arrays of at least the nesting's depth: the
+        innermost lists joined along the last axis, the lists of those along the one before,
+        as NumPy does; ``None`` (the call as it stands) for other items."""
+        def depth(value):
+            return 1 + depth(value[0]) if isinstance(value, StaticList) and len(value) else 0
+
+        d = depth(blocks)
+
+        def join(value, level):
+            if level == d:
+                if not (is_atom(value) and isinstance(getattr(value, "type", None), A.Array)
+                        and value.type.ndim >= d):
+                    raise LookupError
+                return value
+            if not isinstance(value, StaticList) or not len(value):
+                raise LookupError
+            parts = tuple(join(v, level + 1) for v in value)
+            return self.call_numpy("concatenate", [parts], {"axis": ir.Const(level - d)}, node)
+        try:
+            return join(blocks, 0)
+        except LookupError:
+            return None
 
     def is_number(self, value):
         """A Python number or a scalar value (not an array, not a sequence)."""
