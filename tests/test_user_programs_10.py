@@ -4,9 +4,12 @@ backends; Numba runs are slow."""
 
 import numpy as np
 import pytest
+import scipy.special
 
+import sstad
 import user_programs_10 as up
 from program_registry import batch_checks
+from sstad.errors import SstadTypeError
 from sstad.testing import check_grads
 
 args_of, test_on_python, test_on_numba = batch_checks(up.PROGRAMS, seed=10)
@@ -36,3 +39,45 @@ def _three_deep(a, b):
 ], ids=["bordered", "one_level", "three_levels"])
 def test_np_block_of_nested_lists(fn, args):
     check_grads(fn, args, backend="python")
+
+
+# --- z.conj() and z.conjugate(), the methods of np.conj (they were refused as unknown methods)
+
+def _power_by_methods(vm, va):
+    V = vm * np.exp(1j * va)
+    return np.sum((V * V.conj()).real) + np.sum((V.conjugate() * V ** 2).imag) + np.sum(vm.conj() ** 2)
+
+
+def test_conj_methods():
+    r = np.random.default_rng(0)
+    check_grads(_power_by_methods, (1 + 0.1 * r.normal(size=4), r.normal(size=4)), backend="python")
+
+
+# --- defects found by this batch, outside the files it may change (each a strict xfail)
+
+def _depth_first_sum(xs):
+    stack = [xs[0], xs[1], xs[2]]          # a work list started from a literal, as DFS codes do
+    out = 0.0
+    while stack:
+        v = stack.pop()
+        out = out * 0.5 + np.sum(v ** 2)
+    return out
+
+
+@pytest.mark.xfail(strict=True, raises=SstadTypeError,
+                   reason="a list literal popped in a `while stack:` loop is refused with \"`stack` has a "
+                          "different structure on different paths\": only appending turns a literal into a "
+                          "run-time list (docs/subset.md, Run-time lists); `stack = []` plus appends works")
+def test_pop_from_a_list_literal_in_a_while_loop():
+    check_grads(_depth_first_sum, (np.random.default_rng(0).normal(size=(3, 4)),), backend="python")
+
+
+# --- scipy.special.softplus (SciPy 1.15 on), which had no derivative rule
+
+@pytest.mark.skipif(not hasattr(scipy.special, "softplus"), reason="scipy.special.softplus is SciPy 1.15 on")
+def test_scipy_softplus():
+    def f(x):
+        return np.sum(scipy.special.softplus(x) * x)
+    check_grads(f, (np.array([-30.0, -3.0, 0.2, 5.0, 40.0]),), backend="python")
+    big = np.array([-800.0, 900.0])
+    assert np.allclose(sstad.jit(f, backend="python")(big), f(big))

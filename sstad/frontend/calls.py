@@ -33,7 +33,7 @@ from sstad.runtime.reduce import REDUCTIONS, SCANS
 
 ARRAY_METHODS = set(REDUCTIONS + SCANS) | {"reshape", "copy", "dot", "transpose", "ravel",
                                            "squeeze", "swapaxes", "clip", "round", "repeat",
-                                           "trace", "diagonal", "take", "argsort"}
+                                           "trace", "diagonal", "take", "argsort", "conj", "conjugate"}
 EXTREMA = ("max", "min", "amax", "amin")
 SCALAR_TYPES = {float: np.float64, int: np.int64, bool: np.bool_}
 
