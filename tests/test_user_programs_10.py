@@ -53,6 +53,19 @@ def test_conj_methods():
     check_grads(_power_by_methods, (1 + 0.1 * r.normal(size=4), r.normal(size=4)), backend="python")
 
 
+# --- np.linalg.solve with b a list or tuple literal of numbers (the frame program's Rayleigh
+#     coefficients): NumPy takes it as an array; sstad passed the list on and failed at compile time
+
+def _solve_list_rhs(w, zeta):
+    a0, a1 = np.linalg.solve(np.array([[1 / (2 * w[0]), w[0] / 2], [1 / (2 * w[1]), w[1] / 2]]), [zeta, 0.5 * zeta])
+    b = np.linalg.solve(np.diag(w), (zeta, w[0]))
+    return a0 * w[0] + a1 ** 2 + np.sum(b ** 2)
+
+
+def test_solve_with_a_list_of_numbers_as_rhs():
+    check_grads(_solve_list_rhs, (np.array([3.0, 7.0]), 0.05), backend="python")
+
+
 # --- defects found by this batch, outside the files it may change (each a strict xfail)
 
 def _depth_first_sum(xs):

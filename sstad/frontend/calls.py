@@ -468,6 +468,8 @@ class CallLowering:
             kwargs = {k: v for k, v in kwargs.items() if k != "optimize"}
         if lookup(name).reads_list and args and isinstance(args[0], (tuple, StaticList)):
             args = [self.literal_items_as_arrays(args[0], node), *args[1:]]
+        if name == "linalg.solve" and len(args) > 1 and isinstance(args[1], (tuple, StaticList)):
+            args = [args[0], as_array(self, args[1], node), *args[2:]]   # b = [1.0, 0.5] is an array
         if lookup(name).elementwise:      # a ufunc takes a list or tuple of numbers as an array
             args = [as_array(self, a, node) if isinstance(a, (tuple, StaticList)) else a for a in args]
         if name in ("vstack", "hstack") and len(args) == 1 and not kwargs and is_atom(args[0]) \
