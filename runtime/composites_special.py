@@ -172,6 +172,14 @@ def entr(x):
     return np.where(positive, -safe * np.log(safe), np.where(x == 0, 0.0, -np.inf))
 
 
+if hasattr(sc, "softplus"):                 # SciPy 1.15 and later
+    @composite(sc.softplus)
+    def softplus(x):
+        """scipy.special.softplus: log(1 + exp(x)) of real values, without overflow."""
+        real_only("softplus", x)
+        return np.logaddexp(0.0, x)
+
+
 @composite(sc.log_ndtr)
 def log_ndtr(x):
     """scipy.special.log_ndtr: log of the standard normal CDF.  log1p(-ndtr(-x)) above 0,

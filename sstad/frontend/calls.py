@@ -33,7 +33,7 @@ from sstad.runtime.reduce import REDUCTIONS, SCANS
 
 ARRAY_METHODS = set(REDUCTIONS + SCANS) | {"reshape", "copy", "dot", "transpose", "ravel",
                                            "squeeze", "swapaxes", "clip", "round", "repeat",
-                                           "trace", "diagonal", "take", "argsort"}
+                                           "trace", "diagonal", "take", "argsort", "conj", "conjugate"}
 EXTREMA = ("max", "min", "amax", "amin")
 SCALAR_TYPES = {float: np.float64, int: np.int64, bool: np.bool_}
 
@@ -90,6 +90,10 @@ class CallLowering:
         if definition is not None:
             return self.call_definition(definition, name_of(func), args, kwargs, node)
         name = NUMPY_FUNCTIONS.get(id(func))
+        if func is np.block and len(args) == 1 and not kwargs and isinstance(args[0], StaticList):
+            joined = self.blocks_joined(args[0], node)
+            if joined is not None:
+                return joined
         if name == "where" and len(args) == 1 and not kwargs:
             return self.call(np.nonzero, args, kwargs, node)       # np.where(cond) is np.nonzero(cond)
         if name is not None:
@@ -464,6 +468,8 @@ class CallLowering:
             kwargs = {k: v for k, v in kwargs.items() if k != "optimize"}
         if lookup(name).reads_list and args and isinstance(args[0], (tuple, StaticList)):
             args = [self.literal_items_as_arrays(args[0], node), *args[1:]]
+        if name == "linalg.solve" and len(args) > 1 and isinstance(args[1], (tuple, StaticList)):
+            args = [args[0], as_array(self, args[1], node), *args[2:]]   # b = [1.0, 0.5] is an array
         if lookup(name).elementwise:      # a ufunc takes a list or tuple of numbers as an array
             args = [as_array(self, a, node) if isinstance(a, (tuple, StaticList)) else a for a in args]
         if name in ("vstack", "hstack") and len(args) == 1 and not kwargs and is_atom(args[0]) \
@@ -538,6 +544,30 @@ class CallLowering:
         if view and atoms:
             self.view(out, atoms[0])
         return out
+
+    def blocks_joined(self, blocks, node):
+        """``np.block([[A, B], [C, D]])`` of arrays of at least the nesting's depth: the
+        innermost lists joined along the last axis, the lists of those along the one before,
+        as NumPy does; ``None`` (the call as it stands) for other items."""
+        def depth(value):
+            return 1 + depth(value[0]) if isinstance(value, StaticList) and len(value) else 0
+
+        d = depth(blocks)
+
+        def join(value, level):
+            if level == d:
+                if not (is_atom(value) and isinstance(getattr(value, "type", None), A.Array)
+                        and value.type.ndim >= d):
+                    raise LookupError
+                return value
+            if not isinstance(value, StaticList) or not len(value):
+                raise LookupError
+            parts = tuple(join(v, level + 1) for v in value)
+            return self.call_numpy("concatenate", [parts], {"axis": ir.Const(level - d)}, node)
+        try:
+            return join(blocks, 0)
+        except LookupError:
+            return None
 
     def is_number(self, value):
         """A Python number or a scalar value (not an array, not a sequence)."""
