@@ -263,6 +263,7 @@ def _qr(a, mode="reduced"):
 
 @composite(np.linalg.lstsq)
 def _lstsq(a, b, rcond=None):
+    b = np.asarray(b)                          # b = [1.0, 0.5, w[0]]: an array, as NumPy takes it
     return (L.lstsq_x(a, b, rcond), L.lstsq_residuals(a, b, rcond),
             np.linalg.matrix_rank(a), L.svd_s(a))
 

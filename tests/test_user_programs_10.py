@@ -66,6 +66,15 @@ def test_solve_with_a_list_of_numbers_as_rhs():
     check_grads(_solve_list_rhs, (np.array([3.0, 7.0]), 0.05), backend="python")
 
 
+def _lstsq_list_rhs(w, zeta):
+    A = np.array([[1.0, w[0]], [1.0, w[1]], [1.0, w[0] + w[1]]])
+    return np.sum(np.linalg.lstsq(A, [zeta, 0.5 * zeta, w[0]], rcond=None)[0] ** 2)
+
+
+def test_lstsq_with_a_list_of_numbers_as_rhs():
+    check_grads(_lstsq_list_rhs, (np.array([3.0, 7.0]), 0.05), backend="python")
+
+
 # --- defects found by this batch, outside the files it may change (each a strict xfail)
 
 def _depth_first_sum(xs):
