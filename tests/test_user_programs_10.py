@@ -103,3 +103,19 @@ def test_scipy_softplus():
     check_grads(f, (np.array([-30.0, -3.0, 0.2, 5.0, 40.0]),), backend="python")
     big = np.array([-800.0, 900.0])
     assert np.allclose(sstad.jit(f, backend="python")(big), f(big))
+
+
+# --- np.maximum.at and the other ufunc.at besides add/subtract: a clear refusal at the line
+#     (it was called as outside code, which returns None: "unexpected result of type NoneType")
+
+def _segment_max(values, segments):
+    out = np.full(3, -np.inf)
+    np.maximum.at(out, segments, values)
+    return np.sum(out)
+
+
+def test_maximum_at_is_refused_at_its_line():
+    from sstad.errors import UnsupportedSyntaxError
+    with pytest.raises(UnsupportedSyntaxError, match=r"(?s)test_user_programs_10.py:\d+:\d+: `np.maximum.at` is not "
+                                                     r"supported.*np.add.at"):
+        sstad.jit(_segment_max, backend="python")(np.array([1.0, 2.0, 3.0]), np.array([0, 2, 2]))

@@ -112,6 +112,9 @@ class CallLowering:
         if getattr(func, "__module__", None) in ("sstad.transforms", "sstad.jacobians") and args \
                 and isinstance(args[0], Closure):
             return self.transform_closure(func, args, kwargs, node)
+        if isinstance(getattr(func, "__self__", None), np.ufunc) and func.__name__ == "at":
+            raise self.error(UnsupportedSyntaxError, f"`np.{func.__self__.__name__}.at` is not supported", node,
+                             "np.add.at and np.subtract.at are; write this update as a loop over the indices")
         if callable(func) and not isinstance(func, type):
             return self.call_extern(func, args, kwargs, node)
         shown = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
