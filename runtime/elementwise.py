@@ -34,20 +34,23 @@ NUMPY_FUNCTIONS[id(np.around)] = "round"
 OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
              "mod": "%", "pow": "**", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
              "eq": "==", "ne": "!=", "and_": "&", "or_": "|", "xor": "^"}
-def _numpy_bools(avals):
-    return all(a.dtype.kind == "b" and not getattr(a, "weak", False) for a in avals)
+# NumPy's booleans add as ``|`` and multiply as ``&``; an element of a fused loop (a
+# Python bool to Numba) would count them as integers instead
+LOGICAL = {"add": "|", "mul": "&"}
 
 
 def _boolean_emit(symbol, logical):
-    """NumPy's booleans add as ``|`` and multiply as ``&``; an element of a fused loop
-    (a Python bool to Numba) would count them as integers instead."""
-    plain = emit_binary(symbol)
-    return lambda args, params, avals: (emit_binary(logical) if _numpy_bools(avals) else plain)(args, params, avals)
+    plain, on_bools = emit_binary(symbol), emit_binary(logical)
+
+    def emit(args, params, avals):
+        numpy_bools = all(a.dtype.kind == "b" and not getattr(a, "weak", False) for a in avals)
+        return (on_bools if numpy_bools else plain)(args, params, avals)
+    return emit
 
 
 for _name, _symbol in OPERATORS.items():
     _fn = getattr(operator, _name)
-    _emit = _boolean_emit(_symbol, {"add": "|", "mul": "&"}[_name]) if _name in ("add", "mul") else emit_binary(_symbol)
+    _emit = _boolean_emit(_symbol, LOGICAL[_name]) if _name in LOGICAL else emit_binary(_symbol)
     Primitive("op." + _name, _fn, by_prototype(_fn), _emit, elementwise=True)
 Primitive("op.matmul", operator.matmul, by_prototype(operator.matmul), emit_binary("@"))
 for _name, _symbol in {"neg": "-", "pos": "+", "invert": "~"}.items():

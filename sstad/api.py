@@ -512,9 +512,8 @@ class Jitted:
             return self(*args, _sstad_bound=True)
         error = self.backend.translate_error(exc, self.fn.__name__, compiled.loc)
         if error is None:
-            if backend.name != "python" and not isinstance(exc, SstadError):
-                _locate_with_python(self.fn, args, exc)
-            _note_user_line(exc, compiled.loc)
+            if backend.name == "python" or isinstance(exc, SstadError) or not _locate_with_python(self.fn, args, exc):
+                _note_user_line(exc, compiled.loc)
             raise exc
         if not self.fallback:
             raise error from None
@@ -535,26 +534,30 @@ def _locate_with_python(fn, args, exc):
     """Compiled code keeps no lines: run the call again on the python backend, whose
     error names the user's line, and give ``exc`` that note.  Only where a second run
     cannot differ from the first (no effects, no writes into an argument's memory: a
-    collective would wait for ranks that do not rerun) and raises the same error."""
+    collective would wait for ranks that do not rerun) and raises the same error.
+    Returns whether it found the line."""
     try:
         again = Compiled(fn, args)
     except Exception:                           # noqa: BLE001  (the first error stands)
-        return
+        return False
     if not rerunnable(again.module):
-        return
+        return False
     try:
         again.run("python", again.leaves(args))
     except Exception as second:                 # noqa: BLE001  (only its note is used)
         if type(second) is type(exc):
             _note_user_line(second, again.loc)
-            exc.__notes__ = list(getattr(second, "__notes__", []))
+            for note in getattr(second, "__notes__", []):
+                exc.add_note(note)
+            return bool(getattr(second, "__notes__", None))
+    return False
 
 
 def _note_user_line(exc, loc):
     """Name the user's line in an error that emitted Python code raised (a shape mismatch, a
     NumPy error): the comments of the emitted code say which line each statement comes
     from, and a rule's comment is under the line of the user's it differentiates."""
-    if isinstance(exc, SstadError) or loc is None or getattr(exc, "__notes__", None):
+    if isinstance(exc, SstadError) or loc is None:
         return
     tb, where = exc.__traceback__, None
     while tb is not None:

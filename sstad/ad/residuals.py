@@ -335,7 +335,6 @@ def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
         chosen = sorted(set(chosen) | _products_behind(fwd, read & defined, chosen, image, record), key=lambda v: v.id)
     inner, inner_keys = _inner_tapes(record, fwd, local, image, read) if sweep.policy == "store" else ({}, [])
     if not chosen and not inner_keys:
-        refuse_calls_made_again(fwd, bwd, env)
         return [], {}
     mapping = {}
     swept = {key: inner[key[0]][0].outs[key[1]] for key in inner_keys}
@@ -348,7 +347,6 @@ def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
             mapping[v] = sweep.L.apply("getitem", [record.tape(key, v), j], {"index": (Slot(1),)}, hint=v.hint)
     loads = sweep.collect(reads)
     substitute(ir.Block([], fwd + bwd, []), mapping)
-    refuse_calls_made_again(fwd, bwd, sweep.adjoints.env)
     for _, _, outside in inner.values():    # the swept inner loops now read the loads
         outside.update((mapping[v], outside[v]) for v in list(outside) if v in mapping)
     for key, value in list(env.items()):

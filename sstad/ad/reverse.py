@@ -787,8 +787,7 @@ class ReverseMode(ListAdjoints, Sweep):
                               self.owned(p) if d is not None else True)
             if store is not None:          # the last round of the loop's fixpoint counts
                 stored[:] = read_from_tapes(self, store, sub, start, last_fwd, j, local)
-            else:
-                refuse_calls_made_again(*recomputation(self, start, last_fwd), self.adjoints.env)
+            refuse_calls_made_again(*recomputation(self, start, last_fwd), self.adjoints.env)
             self.drop(inner)
 
         def walk(tapes, count, first):
