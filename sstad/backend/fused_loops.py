@@ -39,6 +39,9 @@ def emit_run(em, run, depth):
     donors = em.runs.donors(run, {w: em.inlined_reads.get(w, set()) for w in em.inlined})
     for v in run.escaping:          # new names: the value's own may still hold an array the loop reads
         memory = em.name(donors[v]) if v in donors else f"np.empty({n}, np.float64)"
+        if v in em.rows:            # a loop's state kept on a tape: its row of one array
+            block, row = em.rows[v]
+            memory = f"{block}[{row}] if {block}.shape[1] == {n} else {memory}"
         em.out(f"{filled[v]} = {memory}", depth)
     em.out(f"for {i} in range({n}):", depth)
     scalars = {v: em.name.fresh((v.hint or "t").lstrip("%") + "_i") if v in run.escaping else em.name(v)

@@ -52,6 +52,7 @@ class FunctionEmitter:
         if self.fuse:
             self.uses = ir.use_counts(function.body)
         self.runs = runs.of(function) if runs is not None else None     # loop fusion (ModuleRuns)
+        self.rows = {}             # Var -> (array, row): where a run fills a loop's kept state
 
     def atom(self, a):
         if isinstance(a, ir.Var):
@@ -242,10 +243,27 @@ class FunctionEmitter:
         index, params = stmt.body.params[0], stmt.body.params[1:]
         self.carried(stmt, params, depth)
         bounds = [self.atom(stmt.start), self.atom(stmt.stop), self.atom(stmt.step)]
+        self.state_rows(stmt, bounds, depth)
         if bounds[2] == "1":
             bounds = bounds[1:2] if bounds[0] == "0" else bounds[:2]
         self.out(f"for {self.name(index)} in range({', '.join(bounds)}):", depth)
         self.region(stmt.body, params, depth + 1)
+
+    def state_rows(self, loop, bounds, depth):
+        """Before ``loop``, one array of rows for each state it keeps that a run of its
+        body fills (``loop_fusion.kept_rows``); a row of another length is a new array."""
+        if self.runs is None:
+            return
+        start, stop = bounds[:2]
+        index = self.name(loop.body.params[0])
+        row = index if start == "0" else f"{index} - {start}"
+        for run in self.runs.runs_in(loop.body.stmts):
+            for v in run.escaping:
+                if self.runs.rows.get(v) is loop:
+                    state = self.name(ir.carried(loop)[loop.body.results.index(v)])
+                    block = self.name.fresh("rows")
+                    self.out(f"{block} = np.empty((max({stop} - {start}, 0), len({state})), np.float64)", depth)
+                    self.rows[v] = (block, row)
 
 
 def emit_module(module, backend="python"):

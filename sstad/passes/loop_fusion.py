@@ -229,6 +229,25 @@ def _clones(runs, stmts, run):
     return clones, undo
 
 
+def kept_rows(fn):
+    """{a value of a ``for i in range(start, stop)`` loop's body that is carried to the
+    next iteration, which appends it to a list: the loop}.  Each iteration's value is
+    kept past it (a tape of the loop's states), so a run fills it into row ``i - start``
+    of one array made before the loop instead of a new array per iteration: the same
+    values, kept alive as long, without an allocation per step."""
+    rows = {}
+    for loop in ir.walk(fn.body):
+        if not isinstance(loop, ir.For) or not (isinstance(loop.step, ir.Const) and loop.step.value == 1):
+            continue
+        appended = {s.args[1] for s in loop.body.stmts if isinstance(s, ir.Apply) and s.prim.name == "list.append"}
+        made = {o for s in loop.body.stmts if isinstance(s, ir.Apply) and s.prim.per_element == "value"
+                for o in s.outs}
+        for param, v in zip(ir.carried(loop), loop.body.results):
+            if param in appended and v in made and _vector(v) and _vector(param) and v not in rows:
+                rows[v] = loop
+    return rows
+
+
 class ModuleRuns:
     """The runs of a module's functions, found in the module as it is before outlining
     (``ir/outline.py``): a part is then a function whose parameters are the arrays of
@@ -259,6 +278,7 @@ class LoopRuns:
         self.speculative = any(isinstance(s, ir.Apply) and s.prim.name == "same_shape" for s in ir.walk(fn.body))
         self._owned, self._versions, self._shared = {}, {}, {}
         self._timeline = None
+        self.rows = kept_rows(fn)
 
     def versions(self, v):
         if v not in self._versions:
@@ -393,6 +413,15 @@ class LoopRuns:
                 return run
             limit = end
 
+    def runs_in(self, stmts):
+        """The runs of a block, in order, as the emitter takes them."""
+        k = 0
+        while k < len(stmts):
+            run = self.run_at(stmts, k)
+            if run is not None:
+                yield run
+            k = run.end if run is not None else k + 1
+
     def _run(self, stmts, k, limit):
         same, views = {}, []
 
@@ -413,11 +442,11 @@ class LoopRuns:
             stmt = stmts[j]
             if not isinstance(stmt, ir.Apply):
                 break
-            if stmt.prim.name == "same_shape" or self._view(stmt):
+            if stmt.prim.name == "same_shape" or self._view(stmt) or self._scalar_work(stmt):
                 self._learn(stmt, same, find, views)
                 if any(a in local for a in stmt.args):
                     break
-                checks.append(stmt)         # a check, a view (no element read): before the loop
+                checks.append(stmt)         # a check, a view, work on numbers (no element read): before the loop
                 end = j + 1
                 continue
             found = self._statement(stmt, local, find, views, run_class)
@@ -446,7 +475,8 @@ class LoopRuns:
             if not in_place(stmt.prim):            # an update's result is the array it updates
                 local.add(stmt.outs[0])
             end = j + 1
-        while checks and end > k and stmts[end - 1] is checks[-1] and self._view(checks[-1]):
+        while checks and end > k and stmts[end - 1] is checks[-1] and (
+                self._view(checks[-1]) or self._scalar_work(checks[-1])):
             checks.pop()                # trailing views stay where they are (a check proved shapes here)
             end -= 1
         counts = {}
@@ -456,7 +486,8 @@ class LoopRuns:
         escaping = [s.outs[0] for s in body if not in_place(s.prim)
                     and self.uses.get(s.outs[0], 0) > counts.get(s.outs[0], 0)]
         shared_temp = any(counts.get(s.outs[0], 0) > 1 for s in body)
-        if len(body) < 2 or not (shared_temp or writes) or len(escaping) >= len(body):
+        kept = any(v in self.rows for v in escaping)
+        if len(body) < 2 or not (shared_temp or writes or kept) or len(escaping) >= len(body):
             return None
         return Run(stmts, k, end, checks, body, escaping, length, apart)
 
@@ -488,6 +519,13 @@ class LoopRuns:
             return None
         reads = [Access(a) for a in operands if _vector(a) and a not in local]
         return (classes.pop() if classes else None), reads, write
+
+    @staticmethod
+    def _scalar_work(stmt):
+        """Arithmetic on numbers only (``np.sin(t)`` beside a state's update): it runs
+        before the loop, as a check does, so it does not end the run."""
+        return not (stmt.prim.effect or stmt.prim.mutates) and stmt.outs and stmt.args \
+            and all(_scalar(a) for a in [*stmt.args, *stmt.outs])
 
     @staticmethod
     def _view(stmt):

@@ -32,6 +32,7 @@ from sstad.ir.alias import shared_memory, written_memory
 from sstad.ir.clone import substitute
 from sstad.passes import Switch, register_pass
 from sstad.passes.broadcasts import shape_classes, shaped_like, spread_partner
+from sstad.passes.loop_fusion import kept_rows
 from sstad.runtime import abstract as A
 from sstad.runtime.primitive import lookup
 
@@ -73,6 +74,7 @@ class _Speculation:
         self.written = written_memory(fn.body)
         self.mapping = {}       # unbroadcast result -> its first argument
         self.sources = {}
+        self.kept = kept_rows(fn)
 
     def sources_of(self, a, ndim):
         """The arrays whose shapes broadcast to ``a``'s (None: not all of rank ``ndim``, or one
@@ -106,6 +108,8 @@ class _Speculation:
             if not isinstance(out.type, A.Array) or g.type != out.type or g in self.written:
                 return None
             return self._together([g, x], out.type.ndim, lambda: self.mapping.__setitem__(out, g))
+        if out in self.kept and stmt.prim.ufunc:     # a run fills it into its row: one shape
+            return self._together([out], out.type.ndim, lambda: setattr(self, "changed", True))
         if stmt.prim.name == "op.mul" and len(stmt.args) == 2:
             for k, f in enumerate(stmt.args):
                 spread, b = self._spread_scalar(f), stmt.args[1 - k]
