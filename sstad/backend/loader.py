@@ -92,7 +92,7 @@ def cache_entries(root=None):
             except OSError:                        # removed meanwhile by another process
                 continue
             entry = entries.setdefault(match.group(1), CacheEntry(match.group(1), []))
-            entry.files.append(pathlib.Path(child.path))
+            entry.files.append(child.path)
             entry.size += stat.st_size
             if folder == root and child.name.endswith((".py", ".idx")):
                 entry.last_used = stat.st_atime_ns   # set on every load: see _mark_used
@@ -102,7 +102,7 @@ def cache_entries(root=None):
 def _remove(entry):
     for path in entry.files:
         try:
-            path.unlink()
+            os.unlink(path)
         except OSError:
             pass
 
@@ -111,19 +111,25 @@ def prune_cache(max_bytes=None, keep=(), root=None):
     """Remove least recently used entries until the cache holds at most ``max_bytes``
     (default :func:`cache_max_bytes`); the stems in ``keep`` stay.  Returns the number
     of entries removed."""
-    max_bytes = cache_max_bytes() if max_bytes is None else max_bytes
+    return _prune(cache_max_bytes() if max_bytes is None else max_bytes, keep, root)[0]
+
+
+def _prune(max_bytes, keep, root, room=0.0):
+    """``prune_cache``, which where the cache held more than ``max_bytes`` leaves at most
+    ``(1 - room) * max_bytes``: (entries removed, bytes left)."""
     entries = cache_entries(root)
     total = sum(e.size for e in entries)
+    target = max_bytes if total <= max_bytes else int((1 - room) * max_bytes)
     removed = 0
     for entry in entries:
-        if total <= max_bytes:
+        if total <= target:
             break
         if entry.stem in keep:
             continue
         _remove(entry)
         total -= entry.size
         removed += 1
-    return removed
+    return removed, total
 
 
 def clear_cache(root=None):
@@ -215,6 +221,26 @@ def _mark_used(path):
 
 _pruned_at_exit = set()     # cache folders this process added entries to
 
+# Pruning lists the whole cache; a full one (thousands of entries) takes a good part of a
+# second, so a process lists it again only when what it wrote since may pass the bound,
+# or after SCAN_EVERY new entries (Numba writes its files for an entry after the entry is
+# saved: they count from the next listing, and at exit).  A prune of a full cache frees
+# ROOM of the bound, so the next entries need no listing.
+SCAN_EVERY, ROOM = 16, 0.1
+_listed = {}                # cache folder -> [bytes at the last listing + bytes written since, entries since]
+
+
+def _added(path, keep):
+    """Bound the cache after this process wrote ``path`` (an entry named ``keep``)."""
+    max_bytes = cache_max_bytes()
+    seen = _listed.get(path.parent)
+    size = path.stat().st_size
+    if seen is not None and seen[0] + size <= max_bytes and seen[1] < SCAN_EVERY:
+        seen[0] += size
+        seen[1] += 1
+        return
+    _listed[path.parent] = [_prune(max_bytes, {keep}, path.parent, ROOM)[1], 0]
+
 
 def load_numba(source, function_names, entry, label):
     """Write the module to the cache directory (so Numba's ``cache=True`` works) and
@@ -238,7 +264,7 @@ def load_numba(source, function_names, entry, label):
         tmp.write_text(text)
         os.replace(tmp, path)
         _mark_used(path)
-        prune_cache(keep={stem}, root=path.parent)
+        _added(path, stem)
         if path.parent not in _pruned_at_exit:     # Numba adds the entry's code when it first
             _pruned_at_exit.add(path.parent)       # runs it: prune again at exit
             atexit.register(prune_cache, root=path.parent)
@@ -281,4 +307,4 @@ def save_record(label, key, record):
     tmp.write_bytes(pickle.dumps(dict(record, version=RECORD_VERSION)))
     os.replace(tmp, path)
     _mark_used(path)
-    prune_cache(keep={path.stem}, root=path.parent)
+    _added(path, path.stem)

@@ -56,18 +56,30 @@ def function_node(fn: types.FunctionType):
 _nodes: dict = {}     # (code object, parsed file) -> (node, filename): rules are inlined often
 
 
+_defined: dict = {}   # id(parsed file) -> {(name, line): the nodes defining it there}
+
+
+def _definitions(tree):
+    """Every function and lambda of a parsed file by (name, line): a def under the line
+    of its first decorator and its own; a lambda under its line (one walk per file)."""
+    if id(tree) not in _defined:
+        index = {}
+        for node in gast.walk(tree):
+            if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                for line in {first, node.lineno}:
+                    index.setdefault((node.name, line), []).append(node)
+            elif isinstance(node, gast.Lambda):
+                index.setdefault(("<lambda>", node.lineno), []).append(node)
+        _defined[id(tree)] = index
+    return _defined[id(tree)]
+
+
 def _find(fn, code, tree, filename):
     name = fn.__name__
-    candidates = []
-    for node in gast.walk(tree):
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name == name:
-            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            if code.co_firstlineno in (first, node.lineno):
-                candidates.append(node)
-        elif isinstance(node, gast.Lambda) and name == "<lambda>" and node.lineno == code.co_firstlineno:
-            params = [a.id for a in node.args.args]
-            if params == list(code.co_varnames[:code.co_argcount]):
-                candidates.append(node)
+    candidates = [node for node in _definitions(tree).get((name, code.co_firstlineno), ())
+                  if not isinstance(node, gast.Lambda)
+                  or [a.id for a in node.args.args] == list(code.co_varnames[:code.co_argcount])]
     if len(candidates) > 1 and name == "<lambda>":       # several lambdas on one line
         candidates = [n for n in candidates if _spans(n, code)]
         if len(candidates) != 1:
