@@ -122,39 +122,47 @@ def _stats(folder):
     return out
 
 
-def _state():
-    """What the compiler reads besides the files, by name: the public module-level values
-    of sstad's modules (and the public attributes of their classes), the primitives'
-    attributes and the rule tables.  Private names (caches filled as the process runs,
-    ``__slotnames__`` that pickling adds to a class) are left out,
-    and containers count by identity (rebound, not grown): a fresh process must find the
-    same state."""
+def _namespaces():
+    """What the compiler reads besides the files: ``(label, namespace, public only)`` for
+    each module of sstad and each class defined in one (their public names: private ones
+    are caches filled as the process runs, and ``__slotnames__`` that pickling adds to a
+    class), each primitive's attributes, the composites and the lowering tables."""
     from sstad.runtime.composites import COMPOSITES
     from sstad.runtime.primitive import LOWERINGS, PRIMITIVES
-    state = {}
     for name in sorted(n for n in sys.modules if n.startswith("sstad.") or n == "sstad"):
-        for attr, value in list(vars(sys.modules[name]).items()):
-            if attr.startswith("_"):
-                continue
-            state[name, attr] = value
-            if isinstance(value, type) and value.__module__ == name:     # NumbaBackend.outline
-                state.update(((name, attr, k), v) for k, v in vars(value).items() if not k.startswith("_"))
+        namespace = vars(sys.modules[name])
+        yield (name,), namespace, True
+        for attr, value in list(namespace.items()):
+            if not attr.startswith("_") and isinstance(value, type) and value.__module__ == name:
+                yield (name, attr), vars(value), True             # NumbaBackend.outline
     for name, prim in PRIMITIVES.items():
-        state.update((("primitive", name, k), v) for k, v in vars(prim).items())
-    state.update((("composite", i), v) for i, v in enumerate(COMPOSITES.values()))   # keyed by ids
+        yield ("primitive", name), vars(prim), False
+    yield ("composite",), dict(enumerate(COMPOSITES.values())), False     # keyed by ids
     for backend, table in LOWERINGS.items():
-        state.update((("lowering", backend, k), v) for k, v in table.items())
-    return state
+        yield ("lowering", backend), table, False
+
+
+def _entries(label, namespace, public):
+    return [(label + (k,), v) for k, v in list(namespace.items()) if not (public and k.startswith("_"))]
+
+
+def _fingerprint(namespace):
+    """The names of a namespace and the identities of its values (read in C: cheap)."""
+    return tuple(namespace), tuple(map(id, namespace.values()))
 
 
 _pristine = {}    # the state as importing sstad left it
+_pristine_namespaces = {}    # label -> the fingerprint of its namespace then
 
 
 def mark_pristine():
     """Remember the state as importing sstad leaves it: it follows from sstad's files,
     so a fresh process need not describe it."""
     _pristine.clear()
-    _pristine.update(_state())
+    _pristine_namespaces.clear()
+    for label, namespace, public in _namespaces():
+        _pristine.update(_entries(label, namespace, public))
+        _pristine_namespaces[label] = _fingerprint(namespace)
 
 
 _MISSING = object()
@@ -164,9 +172,15 @@ def _rules_digest():
     """What differs from the state importing sstad left, by name: a rule or helper
     replaced at run time (a monkeypatch) changes the key, and so does a module imported
     since (its values are described, which a fresh process that imported it too finds
-    the same); "as imported" when nothing does."""
-    changed = [f"{key}={_shallow(value)}" for key, value in _state().items()
-               if _pristine.get(key, _MISSING) is not value]
+    the same); "as imported" when nothing does.  A namespace whose names and values are
+    those it had then is not read name by name (the public values it held then are still
+    held here, so an equal identity is the same value)."""
+    changed = []
+    for label, namespace, public in _namespaces():
+        if _pristine_namespaces.get(label) == _fingerprint(namespace):
+            continue
+        changed += [f"{key}={_shallow(value)}" for key, value in _entries(label, namespace, public)
+                    if _pristine.get(key, _MISSING) is not value]
     return hashlib.sha256("\n".join(changed).encode()).hexdigest() if changed else "as imported"
 
 
