@@ -243,7 +243,7 @@ def kept_rows(fn):
         made = {o for s in loop.body.stmts if isinstance(s, ir.Apply) and s.prim.per_element == "value"
                 for o in s.outs}
         for param, v in zip(ir.carried(loop), loop.body.results):
-            if param in appended and v in made and _vector(v) and _vector(param) and v not in rows:
+            if param in appended and v in made and _vector(v) and _vector(param):
                 rows[v] = loop
     return rows
 
