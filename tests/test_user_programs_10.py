@@ -9,7 +9,6 @@ import scipy.special
 import sstad
 import user_programs_10 as up
 from program_registry import batch_checks
-from sstad.errors import SstadTypeError
 from sstad.testing import check_grads
 
 args_of, test_on_python, test_on_numba = batch_checks(up.PROGRAMS, seed=10)
@@ -75,7 +74,8 @@ def test_lstsq_with_a_list_of_numbers_as_rhs():
     check_grads(_lstsq_list_rhs, (np.array([3.0, 7.0]), 0.05), backend="python")
 
 
-# --- defects found by this batch, outside the files it may change (each a strict xfail)
+# --- a list literal popped in a loop (a work list, as depth-first codes start one): made a
+#     run-time list before the loop, as a literal appended to in a loop is
 
 def _depth_first_sum(xs):
     stack = [xs[0], xs[1], xs[2]]          # a work list started from a literal, as DFS codes do
@@ -86,12 +86,47 @@ def _depth_first_sum(xs):
     return out
 
 
-@pytest.mark.xfail(strict=True, raises=SstadTypeError,
-                   reason="a list literal popped in a `while stack:` loop is refused with \"`stack` has a "
-                          "different structure on different paths\": only appending turns a literal into a "
-                          "run-time list (docs/subset.md, Run-time lists); `stack = []` plus appends works")
-def test_pop_from_a_list_literal_in_a_while_loop():
-    check_grads(_depth_first_sum, (np.random.default_rng(0).normal(size=(3, 4)),), backend="python")
+def _pop_in_a_for_loop(xs):
+    items = [xs[0], xs[1], xs[2]]
+    acc = np.zeros(4)
+    for i in range(2):
+        acc = acc + items.pop() * (i + 1)
+    return np.sum(acc * items[0])          # the item left: read after the loop
+
+
+def _pop_on_one_branch(xs):
+    stack = [xs[0], xs[1], xs[2]]
+    out = 0.0
+    k = 0
+    while len(stack) > 0:
+        if k % 2 == 0:
+            v = stack.pop()
+            out = out + np.sum(v * v)
+        else:
+            out = out + np.sum(np.sin(stack[-1]))
+        k += 1
+    return out
+
+
+def _pop_numbers(x):
+    weights = [1.0, 2.0, 3.0]
+    s = 0.0
+    while weights:
+        s = s + weights.pop() * np.sum(x * x)
+    return s
+
+
+@pytest.mark.parametrize("fn", [_depth_first_sum, _pop_in_a_for_loop, _pop_on_one_branch, _pop_numbers])
+def test_pop_from_a_list_literal_in_a_loop(fn):
+    xs = np.random.default_rng(0).normal(size=(3, 4))
+    check_grads(fn, (xs,), backend="python")
+    assert np.allclose(sstad.jit(fn, backend="python")(xs), fn(xs))
+
+
+def test_pop_from_a_list_literal_in_a_loop_compiled():
+    xs = np.random.default_rng(1).normal(size=(3, 4))
+    check_grads(_depth_first_sum, (xs,), backend="numba")
+    assert np.allclose(sstad.jit(_depth_first_sum)(xs), _depth_first_sum(xs))
 
 
 # --- scipy.special.softplus (SciPy 1.15 on), which had no derivative rule

@@ -54,6 +54,14 @@ def hint_of(key):
     return name.strip("%") or "t"
 
 
+def _resized(literal, end):
+    """Does a loop body leave the list literal ``literal`` grown (a run-time list) or
+    shrunk (a shorter literal, by ``pop``)?  Its length then depends on the trip count."""
+    if is_atom(end):
+        return isinstance(end.type, A.ListOf)
+    return isinstance(end, StaticList) and len(end) < len(literal) and all(map(_atomic, end))
+
+
 def _atomic(item):
     """An item a run-time list can hold: an atom or a number (not a container)."""
     return is_atom(item) or isinstance(item, (bool, int, float, complex, np.generic))
@@ -495,8 +503,8 @@ class Builder:
                 body_stmts, end_state, _ = self.region(
                     with_views(body_thunk, index) if index is not None else with_views(body_thunk), start_state)
                 grown = [key for key, end in end_state.items() if isinstance(state0.get(key), StaticList)
-                         and is_atom(end) and isinstance(end.type, A.ListOf) and all(map(_atomic, state0[key]))]
-                if grown:                # `xs = [x0]` then `xs.append(x)` in the body
+                         and all(map(_atomic, state0[key])) and _resized(state0[key], end)]
+                if grown:                # `xs = [x0]` then `xs.append(x)` or `xs.pop()` in the body
                     state0 = self.literals_made_lists(state0, grown)
                     continue
                 parted = {key for key, first in aliases.items() if end_state.get(key) is not end_state.get(first)}
