@@ -52,6 +52,7 @@ class ForwardMode(Sweep):
         roots = list_roots(fn.body, {})        # all versions of a list share one tangent list
         active_roots = {roots.get(v, v) for v in self.act if float_list(v)}
         self.act |= {v for v, root in roots.items() if root in active_roots} | active_roots
+        self.new_lists = {s.outs[0] for s in ir.walk(fn.body) if isinstance(s, ir.Apply) and s.prim.name == "list.new"}
         subst = {p: ir.Var(p.hint, p.type) for p in fn.params}
         params = [subst[p] for p in fn.params]
         tangents = []
@@ -315,6 +316,9 @@ class ForwardMode(Sweep):
             init, p = stmt.inits[m], params[m]
             if isinstance(p.type, A.ListOf):
                 t = ir.Undef(_tangent_list(p.type)) if isinstance(init, ir.Undef) else self.tan.get(init)
+                if t is None and init in self.new_lists:     # empty (`vals = []`), replaced in the body
+                    t = ir.Var("d" + init.hint, _tangent_list(p.type))
+                    self.L.stmts.append(ir.Apply([t], lookup("list.new"), [], {}, stmt.loc))
                 if t is None:
                     raise UnsupportedSyntaxError("forward mode through a list that a loop starts filling "
                                                  "with constants", stmt.loc, "start from an empty list")

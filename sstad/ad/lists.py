@@ -376,6 +376,8 @@ class ListAdjoints:
         it if the body changed that list (see seed_replaced_lists) and the loop ran."""
         for p, init, _ in self.replaced_lists(loop):
             dl = self.adjoints.env.pop(f"dlist#{p.id}")
+            if isinstance(init, ir.Undef):   # a list first made in the body: nothing before it
+                continue
 
             def add(init=init, dl=dl, n=saved["length", loop, p]):
                 def each(k):
@@ -460,15 +462,17 @@ class ListAdjoints:
 
         if stmt.prim.name == "concatenate":
             return self.back_concatenated_list(stmt, subst, lst, n, dout)
-        if stmt.prim.name == "vstack" and lst.type.elem.ndim != 1:
+        rank = getattr(lst.type.elem, "ndim", 0)
+        if stmt.prim.name == "vstack" and rank > 1:
             raise UnsupportedSyntaxError("reverse mode through np.vstack of a run-time list of arrays of rank "
-                                         f"{lst.type.elem.ndim} is not supported", stmt.loc,
+                                         f"{rank} is not supported", stmt.loc,
                                          "use np.concatenate of a tuple, or np.stack")
         axis = stacking_axis(stmt, dout)
+        column = (0,) if stmt.prim.name == "vstack" and rank == 0 else ()     # numbers: rows of one
 
         def each(k):
             ct = dout if stmt.prim.name == "builtin.sum" else self.L.apply(
-                "getitem", [dout, k], {"index": (slice(None),) * axis + (Slot(1),)}, hint="d" + lst.hint)
+                "getitem", [dout, k], {"index": (slice(None),) * axis + (Slot(1),) + column}, hint="d" + lst.hint)
             self.add_to_list_adjoint(lst, k, ct)
         self.L.loop(each, bounds=(ir.Const(0), n, ir.Const(1)), index_hint="k")
 

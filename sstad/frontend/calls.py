@@ -478,6 +478,8 @@ class CallLowering:
         if name in ("vstack", "hstack") and len(args) == 1 and not kwargs and is_atom(args[0]) \
                 and isinstance(getattr(args[0], "type", None), A.Array) and args[0].type.ndim > 0:
             return self.items_joined(name, args[0], node)
+        if name == "hstack" and len(args) == 1 and not kwargs and isinstance(getattr(args[0], "type", None), A.ListOf):
+            return self.hstacked_list(args[0], node)
         if name == "tensordot" and any(self.is_number(a) for a in args[:2]) and self.no_axes(args, kwargs):
             return self.binop("mul", args[0], args[1], node)
         if name == "linalg.norm" and args and isinstance(args[0], (tuple, StaticList)):
@@ -594,6 +596,15 @@ class CallLowering:
             a = self.call_numpy("swapaxes", [a, ir.Const(0), ir.Const(1)], {}, node)
             target = (shape[1], minus_one) + tuple(shape[3:])
         return self.call_numpy("copy", [self.call_numpy("reshape", [a, target], {}, node)], {}, node)
+
+    def hstacked_list(self, lst, node):
+        """np.hstack of a run-time list is what NumPy defines it as: np.concatenate of the
+        items made at least 1-d, along axis 0 for numbers and vectors, 1 otherwise."""
+        elem = lst.type.elem
+        if isinstance(elem, A.Scalar):
+            return self.call_numpy("array", [lst], {}, node)
+        axis = ir.Const(0 if getattr(elem, "ndim", 1) <= 1 else 1)
+        return self.call_numpy("concatenate", [lst], {"axis": axis}, node)
 
     def no_axes(self, args, kwargs):
         """np.tensordot's ``axes=0`` (nothing contracted: the outer product; with a number

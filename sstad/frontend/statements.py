@@ -302,7 +302,11 @@ class StatementLowering:
     def _iteration(self, bind, run_body):
         """One iteration: reset `continue`, bind the target, run the body."""
         def run():
-            self.scope.env["%cont"] = FALSE
+            env = self.scope.env
+            env["%cont"] = FALSE
+            for flag in ("%brk", "%ret"):   # set, the loop's test (or the unrolled sequence) left it
+                if flag in env:
+                    env[flag] = FALSE
             bind()
             run_body()
             self.scope.env["%cont"] = FALSE
