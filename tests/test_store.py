@@ -38,19 +38,20 @@ def test_second_derivative_through_a_storing_loop(policy):
     assert second == pytest.approx(expected, rel=1e-6)
 
 
-def test_differentiating_a_stored_nested_loop_again_is_refused():
-    """Under "store" a nested loop's tapes are taped in a list of lists, which has no
-    adjoint: a second derivative through it is an error at the user's loop, not a wrong
-    number."""
-    inner = sstad.grad(sc.nested, argnums=1, policy="store")
-    with pytest.raises(sstad.errors.UnsupportedSyntaxError, match="list of lists") as caught:
-        sstad.grad(inner, argnums=1)(X.copy(), W)
-    assert "store_cases.py:34" in str(caught.value)
-    second = sstad.grad(sstad.grad(sc.nested, argnums=1), argnums=1)(X.copy(), W)
-
+@pytest.mark.parametrize("outer", ["store", "auto"])
+def test_second_derivative_through_a_stored_nested_loop(outer):
+    """Under "store" a nested loop's tapes are one list each, grown by every outer
+    iteration and read at where that iteration started: a list of arrays, which a second
+    derivative differentiates as any other."""
     def dfdw(w):
-        return sstad.grad(sc.nested, argnums=1)(X.copy(), w)
+        return sstad.grad(sc.nested, argnums=1, policy="store")(X.copy(), w)
+    second = sstad.grad(sstad.grad(sc.nested, argnums=1, policy="store"), argnums=1, policy=outer)(X.copy(), W)
     assert second == pytest.approx(directional_derivative(dfdw, (W,), (1.0,), 1.0), rel=1e-6)
+
+
+def test_a_stored_nested_loop_tapes_one_list_per_tape():
+    text = sstad.dump(sstad.grad(sc.nested, argnums=(0, 1), policy="store", tape_budget=None), X, W)
+    assert "list[list[" not in text, text
 
 
 def emitted(fn, policy):

@@ -12,8 +12,10 @@ Not stored: lists; integer scalars and views (as cheap to remake as to read back
 whose memory the loop writes in place (a later write would change a stored reference; a
 view of the taped state is cheap to recompute).  An inner loop is rerun, with tapes of
 its own, in each iteration of the backward loop; under ``policy="store"`` its forward
-sweep runs in the outer forward loop instead and its tapes are taped there (lists of
-lists), where it holds no reference to memory the outer loop writes.
+sweep runs in the outer forward loop instead, where it holds no reference to memory the
+outer loop writes: each of its tapes is one list that every outer iteration grows, and
+the backward loop reads an iteration's items from where that iteration started (a list
+read other than by index is taped per outer iteration instead, a list of lists).
 Under ``policy="auto"`` only what costs more to remake than to keep is stored: results of
 matrix products and ``np.linalg`` (their work grows faster than their size), scalars
 made from arrays (reductions), and, in a loop recomputed inside a backward loop (whose
@@ -51,6 +53,7 @@ class LoopStore:
         self.view_root = view_root
         self.defs = defs                  # original var -> the Apply that makes it
         self.tapes = {}                   # original var -> the tape the backward loop reads
+        self.flat = {}                    # (inner loop, k) -> the tape of its offsets (flat_reads)
         self.budget = budget              # checkpointing.Checkpoints under a tape budget
         self.short_lived = short_lived    # a recomputation inside a backward loop: its tapes
                                           # live for one iteration of that loop
@@ -77,47 +80,80 @@ class LoopStore:
             self.tapes[key] = ir.Var("tape_" + like.hint.strip("%"), A.ListOf(like.type))
         return self.tapes[key]
 
+    def flat_tape(self, key, like):
+        """The one list, carried by the forward loop, that an inner loop's tape ``like``
+        (output ``key``) grows in every iteration, and the tape of where each iteration's
+        items start in it."""
+        if key not in self.tapes:
+            self.tapes[key] = ir.Var(like.hint.strip("%"), like.type)
+            self.flat[key] = ir.Var("tape_start", A.ListOf(A.I64))
+        return self.tapes[key], self.flat[key]
+
     def patch(self, chosen, inner):
         """Give the forward loop a tape for each key in ``chosen``: an original var, or
         ``(inner loop, k)`` for output ``k`` of an inner loop's forward sweep, which then
         runs with its tapes in this forward loop (``inner``: see :func:`_inner_tapes`)."""
         loop, body = self.loop, self.loop.body
         made, hoisted, counted = [], {}, []
+        flat = [key for key in chosen if key in self.flat]
+        grown = {}                        # inner loop -> {its tape's list.new var: the list carried}
+        for key in flat:
+            whole = self.tapes[key]
+            grown.setdefault(key[0], {})[inner[key[0]][0].inits[key[1]]] = self.carry(
+                ir.Var(whole.hint, whole.type), whole, made)
         for key in chosen:
             if isinstance(key, tuple) and key[0] not in hoisted:
-                hoisted[key[0]] = self.hoist(key[0], *inner[key[0]])
+                hoisted[key[0]] = self.hoist(key[0], *inner[key[0]], grown.get(key[0], {}))
+        pushes = []
+        for key in flat:                  # the grown list goes to the next iteration; where it started, taped
+            copy = hoisted[key[0]]
+            start = ir.Var("start", A.I64)
+            grown_from = grown[key[0]][inner[key[0]][0].inits[key[1]]]
+            body.stmts.insert(body.stmts.index(copy), ir.Apply([start], lookup("builtin.len"), [grown_from], {},
+                                                               loop.loc))
+            body.results.append(copy.outs[key[1]])
+            pushes.append((self.flat[key], start))
         for key in chosen:
-            out = self.tapes[key]
-            value = hoisted[key[0]].outs[key[1]] if isinstance(key, tuple) else self.body_subst[key]
-            tape, param, pushed = (ir.Var(out.hint, out.type) for _ in range(3))
-            made.append(ir.Apply([tape], lookup("list.new"), [], {}, loop.loc))
+            if key not in self.flat:
+                value = hoisted[key[0]].outs[key[1]] if isinstance(key, tuple) else self.body_subst[key]
+                pushes.append((self.tapes[key], value))
+        for out, value in pushes:
+            param, pushed = ir.Var(out.hint, out.type), ir.Var(out.hint, out.type)
             # pushed at the end of the body: between a value's definition and its reader a
             # push would end the fused expression that computes the reader
             loc = next((s.loc for s in body.stmts if value in s.outs), loop.loc)
-            at = len(body.stmts)
             target = param if self.budget is None else emptied(self.budget, param, loc)
-            push = ir.Apply([pushed], lookup("list.append"), [target, value], {}, loc)
-            body.stmts.insert(at, push)
-            loop.inits.append(tape)
-            body.params.append(param)
-            if isinstance(loop, ir.While) and loop.cond.params is not body.params:
-                loop.cond.params.append(ir.Var(out.hint, out.type))
+            body.stmts.append(ir.Apply([pushed], lookup("list.append"), [target, value], {}, loc))
+            self.carry(param, out, made)
             body.results.append(pushed)
-            loop.outs.append(out)
             counted.append(value)
         if self.budget is not None:
             count_residuals(self.budget, counted, loop.loc)
         k = next(k for k, s in enumerate(self.container) if s is loop)
         self.container[k:k] = made
 
-    def hoist(self, original, swept, news, outside):
+    def carry(self, param, out, made, init=None):
+        """A new list carried by the forward loop: made (as ``init``) before it, ``param``
+        in its body, ``out`` after it.  The body's result is appended by the caller."""
+        loop = self.loop
+        init = init if init is not None else ir.Var(out.hint, out.type)
+        made.append(ir.Apply([init], lookup("list.new"), [], {}, loop.loc))
+        loop.inits.append(init)
+        loop.body.params.append(param)
+        if isinstance(loop, ir.While) and loop.cond.params is not loop.body.params:
+            loop.cond.params.append(ir.Var(out.hint, out.type))
+        loop.outs.append(out)
+        return param
+
+    def hoist(self, original, swept, news, outside, grown):
         """Run ``swept`` (the recomputation's forward sweep of the inner loop ``original``,
         with its tapes) in this forward loop instead of its plain copy; ``outside`` maps
-        what it reads to this forward loop's values.  Returns the copy."""
+        what it reads to this forward loop's values, ``grown`` the tapes it grows from a
+        list this loop carries instead of an empty one.  Returns the copy."""
         body = self.loop.body
         plain = next(s for s in body.stmts if s.outs and s.outs[0] is self.body_subst[original.outs[0]])
-        subst = dict(outside)
-        copies = [clone_stmt(s, subst) for s in news + [swept]]
+        subst = {**outside, **grown}
+        copies = [clone_stmt(s, subst) for s in [n for n in news if n.outs[0] not in grown] + [swept]]
         at = body.stmts.index(plain)
         body.stmts[at:at + 1] = copies
         copy = copies[-1]
@@ -344,8 +380,14 @@ def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
             mapping[v] = sweep.L.apply("getitem", [record.tape(image[v], v), j], {"index": (Slot(1),)},
                                        hint=v.hint)
         for key, v in swept.items():
-            mapping[v] = sweep.L.apply("getitem", [record.tape(key, v), j], {"index": (Slot(1),)}, hint=v.hint)
+            if v in flat:
+                tape, starts = record.flat_tape(key, v)
+                flat[v] = (tape, sweep.L.apply("getitem", [starts, j], {"index": (Slot(1),)}, hint="start"))
+            else:
+                mapping[v] = sweep.L.apply("getitem", [record.tape(key, v), j], {"index": (Slot(1),)}, hint=v.hint)
+    flat = {v: None for v in swept.values() if _read_by_index_only(v, fwd + bwd)}
     loads = sweep.collect(reads)
+    _read_at_start(stmts, flat)
     substitute(ir.Block([], fwd + bwd, []), mapping)
     for _, _, outside in inner.values():    # the swept inner loops now read the loads
         outside.update((mapping[v], outside[v]) for v in list(outside) if v in mapping)
@@ -354,3 +396,31 @@ def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
             env[key] = mapping[value]
     stmts[start:start] = loads
     return [image[v] for v in chosen] + inner_keys, inner
+
+
+def _read_by_index_only(tape, stmts):
+    """Is the list ``tape`` read only by ``tape[i]`` (an index, or a constant one)?"""
+    block = ir.Block([], stmts, [])
+    return all(a is not tape for a in block.results) and all(
+        a is not tape or isinstance(s, ir.Apply) and s.prim.name == "getitem" and k == 0
+        and len(s.params["index"]) == 1 and isinstance(s.params["index"][0], (Slot, int))
+        for s in ir.walk(block) for k, a in enumerate(ir.operands(s))) and not any(
+        r is tape for s in ir.walk(block) for region in ir.regions(s) for r in region.results)
+
+
+def _read_at_start(stmts, flat):
+    """``tape[i]`` -> ``whole[start + i]`` for each ``tape: (whole, start)`` in ``flat``:
+    an inner loop's tape, one iteration's part of a list that grows across iterations."""
+    for block in ir.blocks(ir.Block([], stmts, [])):
+        k = 0
+        while k < len(block.stmts):
+            s = block.stmts[k]
+            if isinstance(s, ir.Apply) and s.prim.name == "getitem" and s.args and s.args[0] in flat:
+                whole, start = flat[s.args[0]]
+                (item,) = s.params["index"]
+                index = s.args[item] if isinstance(item, Slot) else ir.Const(item)
+                at = ir.Var("i", A.I64)
+                block.stmts.insert(k, ir.Apply([at], lookup("op.add"), [start, index], {}, s.loc))
+                s.args, s.params = [whole, at], {**s.params, "index": (Slot(1),)}
+                k += 1
+            k += 1
