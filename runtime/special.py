@@ -268,9 +268,14 @@ def _(x, out, dout):
     return (-(dout * SQRT_PI_OVER_2 * np.exp(out * out)),)
 
 
-@defvjp("special.gammaln")
+@defvjp("special.gammaln", "math.lgamma")
 def _(x, out, dout):
     return (dout * digamma(x),)
+
+
+@defvjp("math.gamma")
+def _(x, out, dout):
+    return (dout * out * digamma(x),)
 
 
 @defvjp("special.digamma")

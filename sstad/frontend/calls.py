@@ -1008,6 +1008,8 @@ def _reversed(self, args, kwargs, node):
     seq = args[0] if len(args) == 1 and not kwargs else None
     if isinstance(seq, (tuple, StaticList)):
         return type(seq)(tuple(seq)[::-1])
+    if is_atom(seq) and isinstance(seq.type, A.ListOf):       # a run-time list: a reversed copy
+        return self.subscript(seq, (slice(None, None, ir.Const(-1)),), node)
     if isinstance(seq, RangeValue) and isinstance(seq.step, ir.Const) and seq.step.value != 0:
         step = seq.step.value
         span = self.binop("sub", seq.stop, seq.start, node) if step > 0 else self.binop("sub", seq.start, seq.stop, node)
@@ -1017,9 +1019,8 @@ def _reversed(self, args, kwargs, node):
                                                        ir.Const(step), node), node)
         return RangeValue(self.atom(last, node), self.atom(self.binop("sub", seq.start, ir.Const(step), node), node),
                           ir.Const(-step))
-    raise self.error(UnsupportedSyntaxError, "reversed() takes a range with a constant step, or a tuple or list "
-                     "of fixed length", node, "for a list built at run time, loop over "
-                     "range(len(L) - 1, -1, -1) and index it")
+    raise self.error(UnsupportedSyntaxError, "reversed() takes a range with a constant step, a tuple, or a list",
+                     node, "for an array, write `x[::-1]`")
 
 
 def _sorted(self, args, kwargs, node):
@@ -1046,6 +1047,22 @@ def _abs(self, args, kwargs, node):
     if isinstance(x.type, A.Array):
         return self.call_numpy("abs", [x], {}, node)
     return self.apply("builtin.abs", [x])
+
+
+def _pow(self, args, kwargs, node):
+    """``pow(base, exp)`` is ``base ** exp``; the form with a modulus is integer arithmetic."""
+    given = dict(zip(("base", "exp", "mod"), args), **kwargs)
+    if set(given) != {"base", "exp"}:
+        raise self.error(UnsupportedSyntaxError, "pow() is supported with a base and an exponent only", node,
+                         "write `base ** exp` (and `% mod` after it)")
+    return self.binop("pow", given["base"], given["exp"], node)
+
+
+def _divmod(self, args, kwargs, node):
+    """``divmod(a, b)``: ``(a // b, a % b)``, a tuple."""
+    if len(args) != 2 or kwargs:
+        raise self.error(SstadTypeError, "divmod expected 2 arguments", node)
+    return (self.binop("floordiv", args[0], args[1], node), self.binop("mod", args[0], args[1], node))
 
 
 def _minmax(which):
@@ -1185,6 +1202,10 @@ def _enumerate(self, args, kwargs, node):
 
 
 def _zip(self, args, kwargs, node):
+    """``zip`` of tuples and list literals is a tuple of tuples (``xs, ys = zip(*pairs)``
+    unpacks it); of anything else, an iteration space."""
+    if args and not kwargs and all(isinstance(a, (tuple, StaticList)) for a in args):
+        return tuple(zip(*args))
     return Zip(tuple(args))
 
 
@@ -1523,6 +1544,7 @@ OPERATORS = {
 }
 
 BUILTINS = {id(builtins.len): _len, id(builtins.range): _range, id(builtins.abs): _abs,
+            id(builtins.pow): _pow, id(builtins.divmod): _divmod,
             id(builtins.min): _minmax("min"), id(builtins.max): _minmax("max"),
             id(builtins.sum): _sum, id(builtins.enumerate): _enumerate, id(builtins.zip): _zip,
             id(builtins.isinstance): _isinstance, id(builtins.print): _print, id(builtins.callable): _callable,

@@ -15,6 +15,7 @@ from sstad.frontend.scope import resolve
 from sstad.frontend.values import BoundMethod, Closure, Counted, RangeValue
 from sstad.ir import nodes as ir
 from sstad.runtime import abstract as A
+from sstad.runtime.containers import list_of
 from sstad.runtime.primitive import Slot
 
 BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truediv",
@@ -225,11 +226,12 @@ class ExpressionLowering:
         gen = self.only_generator(node)
         space = self.iteration_space(self.expr(gen.iter), gen.iter)
         saved = dict(self.scope.env)
-        if isinstance(space, tuple) and not gen.ifs:
+        if isinstance(space, tuple) and self.decided(gen, space):
             items = []
             for v in space:
                 self.assign(gen.target, v)
-                items.append(self.expr(node.elt))
+                if all(self.truth(self.expr(c), c).value for c in gen.ifs):
+                    items.append(self.expr(node.elt))
             result = StaticList(items)
         else:
             key = "%comp"
@@ -239,13 +241,28 @@ class ExpressionLowering:
                 keep = TRUE
                 for cond in gen.ifs:
                     keep = self.branch(keep, lambda c=cond: self.truth(self.expr(c), c), lambda: FALSE)
-                self.branch(keep, lambda: self.apply(
-                    "list.append", [self.scope.env[key], self.atom(self.expr(node.elt), node.elt)],
-                    hint="items"), lambda: None)
+                self.branch(keep, lambda: self.append_item(key, self.atom(self.expr(node.elt), node.elt)),
+                            lambda: None)
             self.for_each(gen.target, space, append, exits=False)
             result = self.scope.env.pop(key)
         self.restore_targets(gen, saved)
         return result
+
+    def decided(self, gen, space):
+        """Are a comprehension's ``if``s over the static ``space`` all decided while compiling
+        (``if k != "c"`` over a dict's items)?  Then it is a list literal, as without them."""
+        for v in space:
+            self.assign(gen.target, v)
+            if not all(isinstance(self.truth(self.expr(c), c), ir.Const) for c in gen.ifs):
+                return False
+        return True
+
+    def append_item(self, key, value):
+        """Append to the list a comprehension builds (typed by its first item)."""
+        lst = self.scope.env[key]
+        if isinstance(lst.type, A.ListOf) and lst.type.elem is A.UNKNOWN and value.type is not A.UNKNOWN:
+            lst.type = list_of(value.type)
+        return self.apply("list.append", [lst, value], hint="items")
 
     def expr_Lambda(self, node):
         self.check_signature(node.args, node)
