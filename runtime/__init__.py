@@ -14,7 +14,7 @@ from sstad.runtime.linalg_numba import *  # noqa: F401,F403
 from sstad.runtime.broadcast import unbroadcast  # noqa: F401
 from sstad.runtime.index import add_along_axis, index_add, index_add_at, mask_add, mask_put, mask_take  # noqa: F401
 from sstad.runtime.containers import stack_list  # noqa: F401
-from sstad.runtime.tapes import tape_nbytes  # noqa: F401
+from sstad.runtime.tapes import tape_nbytes, tape_nbytes_since  # noqa: F401
 from sstad.runtime.einsum import einsum  # noqa: F401  (rt.einsum, with its Numba lowering)
 from sstad.runtime.extern import extern_function  # noqa: F401
 from sstad.runtime import special  # noqa: F401  (scipy.special primitives, emitted as rt.special.*)

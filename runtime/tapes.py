@@ -3,6 +3,7 @@
 ``list.clear`` empties a tape for the next segment of iterations; ``tape_nbytes`` is
 what one pushed value costs, so the forward loop can count its tape's bytes.
 """
+from numba import types
 from numba.extending import overload
 
 from sstad.runtime import abstract as A
@@ -37,4 +38,25 @@ def _nbytes_infer(avals, params):
 
 
 Primitive("tape_nbytes", tape_nbytes, _nbytes_infer, lambda args, params, avals: f"rt.tape_nbytes({args[0]})")
+
+
+def tape_nbytes_since(tape, start):
+    """The bytes of the items a list ``tape`` got from position ``start`` on (8 a number)."""
+    return sum(x.nbytes + HEADER if hasattr(x, "nbytes") and getattr(x, "ndim", 0) else 8 for x in tape[start:])
+
+
+@overload(tape_nbytes_since)
+def _tape_nbytes_since_numba(tape, start):
+    if isinstance(tape.dtype, types.Array):
+        def impl(tape, start):
+            total = 0
+            for k in range(start, len(tape)):
+                total += tape[k].nbytes + HEADER
+            return total
+        return impl
+    return lambda tape, start: 8 * max(len(tape) - start, 0)
+
+
+Primitive("tape_nbytes_since", tape_nbytes_since, _nbytes_infer,
+          lambda args, params, avals: f"rt.tape_nbytes_since({args[0]}, {args[1]})")
 declare("list.clear", effect=True, repeatable=True)

@@ -118,5 +118,22 @@ def nested_tanh(x, w):
     return s
 
 
+def nested_in_place(x, w):
+    """Layers in an inner loop that write their state in place, as the LSTM benchmark's do."""
+    state = np.zeros((4, x.shape[0]))
+    state[0] = x
+    s = 0.0
+    for t in range(3):
+        h = x * w + 0.1 * t
+        for i in range(2):
+            c = state[2 * i + 1]
+            c2 = c * 0.5 + np.tanh(state[2 * i] * w + h)
+            state[2 * i + 1] = c2
+            h = np.sin(c2) * w
+            state[2 * i] = h
+        s = s + np.sum(h * h)
+    return s
+
+
 PROGRAMS = [for_tanh, while_euler, scalar_reads, nested, branch_in_body, in_place_write, written_row,
-            list_append, helper_in_body, with_break, nested_tanh]
+            list_append, helper_in_body, with_break, nested_tanh, nested_in_place]

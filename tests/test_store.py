@@ -75,6 +75,49 @@ def test_store_runs_an_inner_loop_forward_once():
     assert emitted(sc.nested, "recompute").count("for ") == 5
 
 
+def test_auto_runs_an_inner_loop_forward_once():
+    """Under "auto" too the inner loop's forward sweep moves into the outer forward loop,
+    where its tapes can be one list each: the outer backward loop reruns nothing."""
+    assert emitted(sc.nested, "auto").count("for ") == 4
+
+
+NESTED = [sc.nested, sc.nested_tanh, sc.nested_in_place]
+
+
+@pytest.mark.parametrize("budget", [None, "auto", 2000], ids=["no_budget", "default", "segments"])
+@pytest.mark.parametrize("fn", NESTED, ids=lambda f: f.__name__)
+def test_a_hoisted_inner_loop_gives_the_recomputed_gradient(fn, budget):
+    """Equal bit for bit to recomputing (the same operations in the same order), and to
+    finite differences; a budget of 2000 bytes makes the outer loop's segments run the
+    hoisted inner loop again."""
+    grads = sstad.grad(fn, argnums=(0, 1), tape_budget=budget)(X.copy(), W)
+    check_gradient(fn, (X.copy(), W), grads, rng)
+    again = sstad.grad(fn, argnums=(0, 1), policy="recompute", tape_budget=None)(X.copy(), W)
+    assert all(np.array_equal(a, b) for a, b in zip(grads, again))
+
+
+def test_the_lstm_benchmark_under_every_budget():
+    """The ADBench LSTM's layer loop, hoisted, on a small instance: equal bit for bit to
+    recomputing under every budget, and compiled under the default one (to 1e-13: Numba's
+    fused loops round differently from NumPy's)."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+    from lstm import lstm_objective
+    r = np.random.default_rng(3)
+    b, layers, c = 3, 2, 12
+    args = (r.normal(size=(2 * layers, 4 * b)), r.normal(size=(3, b)), r.normal(size=(2 * layers, b)),
+            r.normal(size=(c, b)))
+    expected = sstad.grad(lstm_objective, argnums=(0, 1), policy="recompute", tape_budget=None)(*args)
+    for budget, backend in ((None, "python"), ("auto", "python"), (3000, "python"), ("auto", "numba")):
+        got = sstad.jit(sstad.grad(lstm_objective, argnums=(0, 1), tape_budget=budget), backend=backend)(*args)
+        for a, e in zip(got, expected):
+            if backend == "python":
+                assert np.array_equal(a, e)
+            else:
+                np.testing.assert_allclose(a, e, rtol=1e-13, atol=1e-15)
+
+
 def test_auto_keeps_matrix_products_and_remakes_elementwise_arrays():
     """A fresh array per iteration costs more than an elementwise operation on it, less
     than a matrix product (docs/performance.md, "Store or recompute")."""

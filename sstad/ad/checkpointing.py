@@ -217,6 +217,16 @@ def count_residuals(record, pushes, loc):
     body.results[record.used_result] = used
 
 
+def count_grown(record, tape, start, loc):
+    """The forward loop's byte count includes what an inner loop it runs pushed onto
+    ``tape`` (a list it carries) since ``start``."""
+    body = record.loop.body
+    nb, total = ir.Var("nb", A.I64), ir.Var("used", A.I64)
+    body.stmts.append(ir.Apply([nb], lookup("tape_nbytes_since"), [tape, start], {}, loc))
+    body.stmts.append(ir.Apply([total], lookup("op.add"), [body.results[record.used_result], nb], {}, loc))
+    body.results[record.used_result] = total
+
+
 def backward(sweep, record, sweep_segment):
     """The backward loop over segments, the last first: ``sweep_segment(tapes, n, first)``
     builds the backward loop over one segment's ``n`` iterations, from trip ``first``.

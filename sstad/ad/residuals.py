@@ -21,9 +21,12 @@ matrix products and ``np.linalg`` (their work grows faster than their size), sca
 made from arrays (reductions), and, in a loop recomputed inside a backward loop (whose
 tapes are emptied in each of that loop's iterations, so their memory is reused),
 results of library functions per element (``exp``, ``tanh``).  A fresh array per iteration costs more in memory traffic
-than an elementwise operation on it (docs/performance.md, "Store or recompute").
+than an elementwise operation on it (docs/performance.md, "Store or recompute").  Such an
+inner loop's forward sweep then moves into the outer forward loop under ``"auto"`` too,
+where it is moved whole: its results the backward sweep reads are stored, and its tapes
+are one list each (:func:`_hoisted_whole`), so the outer backward loop reruns nothing.
 """
-from sstad.ad.checkpointing import count_residuals, emptied
+from sstad.ad.checkpointing import count_grown, count_residuals, emptied
 from sstad.errors import UnsupportedSyntaxError
 from sstad.ir import nodes as ir
 from sstad.ir.alias import written_memory
@@ -99,8 +102,9 @@ class LoopStore:
         grown = {}                        # inner loop -> {its tape's list.new var: the list carried}
         for key in flat:
             whole = self.tapes[key]
-            grown.setdefault(key[0], {})[inner[key[0]][0].inits[key[1]]] = self.carry(
-                ir.Var(whole.hint, whole.type), whole, made)
+            param = self.carry(ir.Var(whole.hint, whole.type), whole, made)
+            grown.setdefault(key[0], {})[inner[key[0]][0].inits[key[1]]] = \
+                param if self.budget is None else emptied(self.budget, param, loop.loc)
         for key in chosen:
             if isinstance(key, tuple) and key[0] not in hoisted:
                 hoisted[key[0]] = self.hoist(key[0], *inner[key[0]], grown.get(key[0], {}))
@@ -113,6 +117,8 @@ class LoopStore:
                                                                loop.loc))
             body.results.append(copy.outs[key[1]])
             pushes.append((self.flat[key], start))
+            if self.budget is not None:
+                count_grown(self.budget, copy.outs[key[1]], start, loop.loc)
         for key in chosen:
             if key not in self.flat:
                 value = hoisted[key[0]].outs[key[1]] if isinstance(key, tuple) else self.body_subst[key]
@@ -259,11 +265,13 @@ def _products_behind(fwd, residuals, chosen, image, record):
     return found
 
 
-def _inner_tapes(record, fwd, local, image, read):
+def _inner_tapes(record, fwd, local, image, read, stmts):
     """Inner loops of the recomputation whose forward sweep (with its tapes) this loop's
     forward loop can run instead: {original inner loop: (its swept copy, the statements
     that make its empty tapes, {what it reads: this forward loop's value})}, and the keys
-    ``(inner loop, k)`` of its outputs the backward sweep reads (its tapes)."""
+    ``(inner loop, k)`` of its outputs the backward sweep reads (its tapes).  Under a tape
+    budget only where each tape is one list the forward loop carries (:func:`_flat`),
+    which its segments empty, keep and run again as the forward loop's own tapes."""
     found, keys = {}, []
     made = {o: s for s in fwd for o in s.outs}
     for key, inner in local.items():
@@ -273,8 +281,9 @@ def _inner_tapes(record, fwd, local, image, read):
         wanted = [k for k in range(n, len(swept.outs)) if swept.outs[k] in read]
         if not wanted or n == 0 or inner.original.outs[0] not in record.body_subst:
             continue
-        if record.budget is not None or inner.budget is not None or not _safe_to_hoist(record, inner):
-            continue
+        if inner.budget is not None or inner.flat or not _safe_to_hoist(record, inner) or \
+                record.budget is not None and not all(_flat(swept.outs[k], stmts) for k in wanted):
+            continue                       # (inner.flat: its tapes' starts count from this loop's lists)
         inside = set(_defined_in(swept))
         news, outside = [], {}
         for a in ir.reads(swept):
@@ -283,6 +292,8 @@ def _inner_tapes(record, fwd, local, image, read):
             if isinstance(made.get(a), ir.Apply) and made[a].prim.name == "list.new":
                 news.append(made[a])
                 outside[a] = None
+            elif isinstance(a.type, A.ListOf):
+                break                      # read at the length it had then (at_virtual_lengths)
             elif a in image and image[a] in record.body_subst:
                 outside[a] = record.body_subst[image[a]]
             else:
@@ -292,6 +303,25 @@ def _inner_tapes(record, fwd, local, image, read):
             found[inner.original] = (swept, news, outside)
             keys.extend((inner.original, k) for k in wanted)
     return found, keys
+
+
+def _hoisted_whole(record, inner, keys, stmts, image, read):
+    """Under ``"auto"``, the inner loops whose forward sweep moves into the forward loop
+    (see :func:`_inner_tapes`): those whose rerun then goes altogether, since their
+    results the backward sweep reads can be stored too, and whose tapes become one list
+    each (read by index only).  Storing them costs a push per inner iteration; the
+    rerun costs the inner loop's whole forward sweep in every backward iteration.
+    Returns the loops, their tape keys and the results to store."""
+    kept, outs = {}, set()
+    for original, found in inner.items():
+        swept = found[0]
+        results = {v for v in swept.outs[:len(original.outs)] if v in read}
+        tapes = [swept.outs[k] for o, k in keys if o is original]
+        if all(v in image and record.storable(image[v], "store") for v in results) and all(
+                _flat(t, stmts) for t in tapes):
+            kept[original] = found
+            outs |= results
+    return kept, [key for key in keys if key[0] in kept], outs
 
 
 def _safe_to_hoist(record, inner):
@@ -369,7 +399,11 @@ def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
                     key=lambda v: v.id)
     if sweep.policy == "auto":
         chosen = sorted(set(chosen) | _products_behind(fwd, read & defined, chosen, image, record), key=lambda v: v.id)
-    inner, inner_keys = _inner_tapes(record, fwd, local, image, read) if sweep.policy == "store" else ({}, [])
+    inner, inner_keys = _inner_tapes(record, fwd, local, image, read, fwd + bwd) \
+        if sweep.policy != "recompute" else ({}, [])
+    if sweep.policy == "auto":
+        inner, inner_keys, outs = _hoisted_whole(record, inner, inner_keys, fwd + bwd, image, read)
+        chosen = sorted(set(chosen) | outs, key=lambda v: v.id)
     if not chosen and not inner_keys:
         return [], {}
     mapping = {}
@@ -385,7 +419,7 @@ def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
                 flat[v] = (tape, sweep.L.apply("getitem", [starts, j], {"index": (Slot(1),)}, hint="start"))
             else:
                 mapping[v] = sweep.L.apply("getitem", [record.tape(key, v), j], {"index": (Slot(1),)}, hint=v.hint)
-    flat = {v: None for v in swept.values() if _read_by_index_only(v, fwd + bwd)}
+    flat = {v: None for v in swept.values() if _flat(v, fwd + bwd)}
     loads = sweep.collect(reads)
     _read_at_start(stmts, flat)
     substitute(ir.Block([], fwd + bwd, []), mapping)
@@ -398,8 +432,12 @@ def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
     return [image[v] for v in chosen] + inner_keys, inner
 
 
-def _read_by_index_only(tape, stmts):
-    """Is the list ``tape`` read only by ``tape[i]`` (an index, or a constant one)?"""
+def _flat(tape, stmts):
+    """Can an inner loop's ``tape`` be one list that grows across this loop's iterations?
+    Where it holds numbers or arrays and ``stmts`` read it only by ``tape[i]`` (an index,
+    or a constant one)."""
+    if not isinstance(tape.type, A.ListOf) or not isinstance(tape.type.elem, (A.Scalar, A.Array)):
+        return False
     block = ir.Block([], stmts, [])
     return all(a is not tape for a in block.results) and all(
         a is not tape or isinstance(s, ir.Apply) and s.prim.name == "getitem" and k == 0
