@@ -23,7 +23,7 @@ def spread_times_smaller(q, c):
 
 
 def rows_per_step(w, x, steps):
-    """An inner loop's values taped once per outer step, in the backward sweep too."""
+    """An inner loop's values taped in every outer step."""
     total = 0.0
     h = x * 1.0
     for t in range(steps):

@@ -95,12 +95,19 @@ def test_the_gradient_is_that_of_the_draws_the_value_used(backend):
     check_against_the_draws(mc_loss, backend)
 
 
-@pytest.mark.parametrize("fn, policy", [(mc_loss_scaled_in_place, "auto"), (mc_loss_nested, "auto"),
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_inner_loop_that_draws_runs_once(backend):
+    """Under "auto" the inner loop's forward sweep moves into the outer forward loop, its
+    results stored: it draws once, and the gradient is that of those draws."""
+    check_against_the_draws(mc_loss_nested, backend)
+
+
+@pytest.mark.parametrize("fn, policy", [(mc_loss_scaled_in_place, "auto"), (mc_loss_nested, "recompute"),
                                         (mc_loss, "recompute")], ids=["in_place", "nested", "recompute"])
 def test_draws_the_derivative_would_make_again_are_refused(fn, policy):
-    """A draw written in place is not kept on a tape, an inner loop runs again in every
-    backward iteration, and "recompute" keeps nothing: each would draw other noise for
-    the gradient, silently.  Refused at the call instead."""
+    """A draw written in place is not kept on a tape, an inner loop recomputed runs again
+    in every backward iteration, and "recompute" keeps nothing: each would draw other
+    noise for the gradient, silently.  Refused at the call instead."""
     with pytest.raises(UnsupportedSyntaxError, match=r"(?s)test_random_draws.py:\d+:\d+: `[\w.]*noise` draws random "
                                                      r"numbers.*other draws.*pass them in"):
         sstad.value_and_grad(fn, has_aux=True, policy=policy)(np.array([0.3, -0.2, 0.5]))
