@@ -77,3 +77,33 @@ def test_pow_with_a_modulus_is_refused_at_its_line():
         return pow(3, 2, 5) * np.sum(x)
     with pytest.raises(sstad.errors.UnsupportedSyntaxError, match="pow\\(\\) is supported with a base and an exponent"):
         sstad.jit(f, backend="python")(np.ones(2))
+
+
+# --- a recursive function that returns a tuple (refused: its result's type is guessed as one
+#     value in the first pass over its body, which could not be unpacked or indexed)
+
+def _halving(x, n):
+    if n == 0:
+        return x, 1.0
+    a, b = _halving(x * 0.5, n - 1)
+    return a + x, b * 2.0
+
+
+def _halving_indexed(x, n):
+    if n == 0:
+        return x, 1.0
+    r = _halving_indexed(x * 0.5, n - 1)
+    return r[0] + x, r[1] * 2.0
+
+
+def _recursive_pair(x):
+    a, b = _halving(x, 3)
+    c, d = _halving_indexed(x * 2.0, 2)
+    return np.sum(np.sin(a)) * b + np.sum(c) * d
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_a_recursive_function_returning_a_tuple(backend):
+    x = np.array([1.0, 2.0])
+    check_grads(_recursive_pair, (x,), backend=backend)
+    assert np.isclose(sstad.jit(_recursive_pair, backend=backend)(x), _recursive_pair(x))

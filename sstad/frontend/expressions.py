@@ -248,6 +248,14 @@ class ExpressionLowering:
         self.restore_targets(gen, saved)
         return result
 
+    def not_yet_known(self):
+        """A part of a value whose type is not known yet: a recursive function's result in
+        the first pass over its body, taken as one value until its ``return``s say what it
+        is (``a, b = rec(x, n - 1)``); that pass is lowered again with the result's type."""
+        part = ir.Var("r", A.UNKNOWN)
+        self.first_guesses.add(part)
+        return part
+
     def decided(self, gen, space):
         """Are a comprehension's ``if``s over the static ``space`` all decided while compiling
         (``if k != "c"`` over a dict's items)?  Then it is a list literal, as without them."""
@@ -467,6 +475,8 @@ class ExpressionLowering:
             if key not in base:
                 raise self.error(SstadTypeError, f"key {key!r} is not in the dict", node)
             return base[key]
+        if is_atom(base) and base in self.first_guesses:
+            return self.not_yet_known()
         if not is_atom(base) or not isinstance(base.type, (A.Array, A.ListOf)):
             raise self.error(SstadTypeError, f"cannot index {self.describe(base)}", node)
         if isinstance(base.type, A.ListOf) and len(index) == 1 and isinstance(index[0], slice):

@@ -129,6 +129,7 @@ class Lowerer(ViewWrites, Builder, StatementLowering, ExpressionLowering, CallLo
         self.captures = {}
         self.frozen = []             # global numbers compiled in as constants
         self.functions = {}          # recursion: (fn, signature) -> [Function | None, guess]
+        self.first_guesses = set()   # recursive calls' results before their type is known
         self.order = []
         self.in_entry = True
 
@@ -230,6 +231,7 @@ class Lowerer(ViewWrites, Builder, StatementLowering, ExpressionLowering, CallLo
         out_tree, out_types = entry["guess"]
         entry["used"] = True
         outs = [ir.Var(python_name(fn.__name__), t) for t in out_types]
+        self.first_guesses.update(o for o in outs if o.type is A.UNKNOWN)
         self.stmts.append(ir.Call(outs, entry, atoms, self.loc))   # callee resolved in lower()
         return unflatten(out_tree, outs)
 

@@ -537,6 +537,8 @@ class StatementLowering:
             return list(value)
         if is_atom(value) and isinstance(value.type, (A.Array, A.ListOf)):
             return [self.subscript(value, (ir.Const(k),), node) for k in range(count)]
+        if is_atom(value) and value in self.first_guesses:   # a recursive call's result in its first pass: see not_yet_known
+            return [self.not_yet_known() for _ in range(count)]
         raise self.error(SstadTypeError, f"cannot unpack {self.describe(value)}", node)
 
     def check_list_literal_index(self, base, index, node):
