@@ -107,3 +107,26 @@ def test_a_recursive_function_returning_a_tuple(backend):
     x = np.array([1.0, 2.0])
     check_grads(_recursive_pair, (x,), backend=backend)
     assert np.isclose(sstad.jit(_recursive_pair, backend=backend)(x), _recursive_pair(x))
+
+
+# --- lambdas made in a comprehension that read its variable after it ended (Python's late
+#     binding; "name `k` is not defined" before): refused at the read, the default-argument
+#     form (`k=k`) works
+
+def _late_binding(x):
+    fs = [lambda z: z * k for k in (1.0, 2.0, 3.0)]
+    return sum(g(x) for g in fs)
+
+
+def _early_binding(x):
+    fs = [lambda z, k=k: z * k for k in (1.0, 2.0, 3.0)]
+    return sum(np.sum(g(x) ** 2) for g in fs)
+
+
+def test_a_comprehension_variable_read_after_it_ended_is_refused_with_the_fix():
+    with pytest.raises(sstad.errors.UnsupportedSyntaxError,
+                       match=r"(?s)test_user_programs_12_fixes.py:\d+:\d+: `k` is the variable of a comprehension "
+                             r"that has ended.*k=k") as caught:
+        sstad.jit(_late_binding, backend="python")(1.0)
+    assert "z * k" in str(caught.value)
+    check_grads(_early_binding, (np.array([0.5, -1.0]),), backend="python")

@@ -119,6 +119,13 @@ class ExpressionLowering:
         if where == "unbound":
             raise self.error(SstadTypeError, f"`{name}` is used before it is assigned", node)
         if where is None:
+            s = self.scope
+            while s is not None and name not in getattr(s, "ended_targets", ()):
+                s = s.parent
+            if s is not None:       # Python's late binding: every such function sees the last item
+                raise self.error(UnsupportedSyntaxError, f"`{name}` is the variable of a comprehension that has "
+                                 "ended: a function made in it and called later reads it then", node,
+                                 f"bind the item when the function is made: `lambda ..., {name}={name}: ...`")
             raise self.error(SstadTypeError, f"name `{name}` is not defined", node)
         return self.static(value, name, where, node)
 
@@ -187,8 +194,11 @@ class ExpressionLowering:
         return node.generators[0]
 
     def restore_targets(self, gen, saved):
-        """Comprehension targets do not leak: give their names back their earlier values."""
-        for name in {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}:
+        """Comprehension targets do not leak: give their names back their earlier values
+        (a lambda made in the comprehension that reads one is refused where it reads it)."""
+        names = {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        self.scope.ended_targets = getattr(self.scope, "ended_targets", frozenset()) | (names - set(saved))
+        for name in names:
             if name in saved:
                 self.scope.env[name] = saved[name]
             else:
