@@ -120,7 +120,7 @@ class ExpressionLowering:
             raise self.error(SstadTypeError, f"`{name}` is used before it is assigned", node)
         if where is None:
             s = self.scope
-            while s is not None and name not in getattr(s, "ended_targets", ()):
+            while s is not None and name not in s.ended_targets:
                 s = s.parent
             if s is not None:       # Python's late binding: every such function sees the last item
                 raise self.error(UnsupportedSyntaxError, f"`{name}` is the variable of a comprehension that has "
@@ -197,7 +197,7 @@ class ExpressionLowering:
         """Comprehension targets do not leak: give their names back their earlier values
         (a lambda made in the comprehension that reads one is refused where it reads it)."""
         names = {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
-        self.scope.ended_targets = getattr(self.scope, "ended_targets", frozenset()) | (names - set(saved))
+        self.scope.ended_targets |= names - set(saved)
         for name in names:
             if name in saved:
                 self.scope.env[name] = saved[name]

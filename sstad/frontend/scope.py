@@ -18,6 +18,7 @@ class Scope:
         self.parent = parent
         self.globals = fn_globals if fn_globals is not None else {}
         self.cells = cells or {}
+        self.ended_targets = frozenset()   # variables of comprehensions that have ended here
 
 
 MISSING = object()
