@@ -146,7 +146,7 @@ def stacked_emit(fname):
         if isinstance(first, A.ListOf) and isinstance(first.elem, A.Scalar) and fname != "np.array":
             pos, kw = params["layout"]
             axis = pos[1] if len(pos) > 1 else kw.get("axis", 0)
-            if len(pos) <= 2 and set(kw) <= {"axis"} and (axis in (0, -1) or fname == "np.vstack" and len(pos) == 1):
+            if len(pos) <= 2 and set(kw) <= {"axis"} and axis in (0, -1):
                 # numbers: one axis, which np.array makes (Numba stacks arrays only); vstack's rows
                 return f"np.array({args[0]})" + (".reshape(-1, 1)" if fname == "np.vstack" else "")
         if not (isinstance(first, A.ListOf) and isinstance(first.elem, A.Array)):

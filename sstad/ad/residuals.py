@@ -56,7 +56,7 @@ class LoopStore:
         self.view_root = view_root
         self.defs = defs                  # original var -> the Apply that makes it
         self.tapes = {}                   # original var -> the tape the backward loop reads
-        self.flat = {}                    # (inner loop, k) -> the tape of its offsets (flat_reads)
+        self.flat = {}                    # (inner loop, k) -> the tape of its starts (_read_at_start)
         self.budget = budget              # checkpointing.Checkpoints under a tape budget
         self.short_lived = short_lived    # a recomputation inside a backward loop: its tapes
                                           # live for one iteration of that loop
@@ -99,12 +99,14 @@ class LoopStore:
         loop, body = self.loop, self.loop.body
         made, hoisted, counted = [], {}, []
         flat = [key for key in chosen if key in self.flat]
-        grown = {}                        # inner loop -> {its tape's list.new var: the list carried}
+        carried = {}                      # flat key -> the list the inner loop grows in this iteration
         for key in flat:
             whole = self.tapes[key]
             param = self.carry(ir.Var(whole.hint, whole.type), whole, made)
-            grown.setdefault(key[0], {})[inner[key[0]][0].inits[key[1]]] = \
-                param if self.budget is None else emptied(self.budget, param, loop.loc)
+            carried[key] = param if self.budget is None else emptied(self.budget, param, loop.loc)
+        grown = {}                        # inner loop -> {its tape's list.new var: the list carried}
+        for key in flat:
+            grown.setdefault(key[0], {})[inner[key[0]][0].inits[key[1]]] = carried[key]
         for key in chosen:
             if isinstance(key, tuple) and key[0] not in hoisted:
                 hoisted[key[0]] = self.hoist(key[0], *inner[key[0]], grown.get(key[0], {}))
@@ -112,8 +114,7 @@ class LoopStore:
         for key in flat:                  # the grown list goes to the next iteration; where it started, taped
             copy = hoisted[key[0]]
             start = ir.Var("start", A.I64)
-            grown_from = grown[key[0]][inner[key[0]][0].inits[key[1]]]
-            body.stmts.insert(body.stmts.index(copy), ir.Apply([start], lookup("builtin.len"), [grown_from], {},
+            body.stmts.insert(body.stmts.index(copy), ir.Apply([start], lookup("builtin.len"), [carried[key]], {},
                                                                loop.loc))
             body.results.append(copy.outs[key[1]])
             pushes.append((self.flat[key], start))
@@ -408,6 +409,7 @@ def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
         return [], {}
     mapping = {}
     swept = {key: inner[key[0]][0].outs[key[1]] for key in inner_keys}
+    flat = {v: None for v in swept.values() if _flat(v, fwd + bwd)}     # v -> (the list, its start)
 
     def reads():
         for v in chosen:
@@ -419,7 +421,6 @@ def read_from_tapes(sweep, record, sub, start, last_fwd, j, local):
                 flat[v] = (tape, sweep.L.apply("getitem", [starts, j], {"index": (Slot(1),)}, hint="start"))
             else:
                 mapping[v] = sweep.L.apply("getitem", [record.tape(key, v), j], {"index": (Slot(1),)}, hint=v.hint)
-    flat = {v: None for v in swept.values() if _flat(v, fwd + bwd)}
     loads = sweep.collect(reads)
     _read_at_start(stmts, flat)
     substitute(ir.Block([], fwd + bwd, []), mapping)
@@ -438,12 +439,14 @@ def _flat(tape, stmts):
     or a constant one)."""
     if not isinstance(tape.type, A.ListOf) or not isinstance(tape.type.elem, (A.Scalar, A.Array)):
         return False
-    block = ir.Block([], stmts, [])
-    return all(a is not tape for a in block.results) and all(
-        a is not tape or isinstance(s, ir.Apply) and s.prim.name == "getitem" and k == 0
-        and len(s.params["index"]) == 1 and isinstance(s.params["index"][0], (Slot, int))
-        for s in ir.walk(block) for k, a in enumerate(ir.operands(s))) and not any(
-        r is tape for s in ir.walk(block) for region in ir.regions(s) for r in region.results)
+    for s in ir.walk(ir.Block([], stmts, [])):
+        if any(r is tape for region in ir.regions(s) for r in region.results):
+            return False
+        indexed = isinstance(s, ir.Apply) and s.prim.name == "getitem" and len(s.params["index"]) == 1 \
+            and isinstance(s.params["index"][0], (Slot, int))
+        if any(a is tape and not (indexed and k == 0) for k, a in enumerate(ir.operands(s))):
+            return False
+    return True
 
 
 def _read_at_start(stmts, flat):
